@@ -1,0 +1,2 @@
+/** OpenJarvis public API. */
+export {};

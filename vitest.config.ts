@@ -1,0 +1,37 @@
+import { transform } from 'esbuild';
+import type { Plugin } from 'vite';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Vite 8's oxc transformer only lowers legacy decorators; Node 20 runs no decorators at all. The registries use
+ * TC39 standard decorators (as `tsc` emits them), so tests compile TypeScript with esbuild, which lowers those.
+ */
+function esbuildTypeScript(): Plugin {
+  return {
+    name: 'openjarvis:esbuild-typescript',
+    enforce: 'pre',
+    async transform(code, id) {
+      if (!/\.[cm]?ts$/.test(id) || id.includes('/node_modules/')) return null;
+      const result = await transform(code, {
+        loader: 'ts',
+        format: 'esm',
+        target: 'es2022',
+        sourcemap: true,
+        sourcefile: id,
+      });
+      return { code: result.code, map: result.map };
+    },
+  };
+}
+
+export default defineConfig({
+  oxc: false,
+  plugins: [esbuildTypeScript()],
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['**/*.case.test.ts', 'node_modules/**', 'dist/**'],
+    setupFiles: ['test/setup/console-guard.ts'],
+    testTimeout: 20_000,
+    pool: 'threads',
+  },
+});
