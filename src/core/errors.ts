@@ -1,0 +1,46 @@
+/** Machine-readable reasons a `JarvisError` is thrown; callers branch on these, never on message text. */
+export type JarvisErrorCode =
+  | 'registry_duplicate_key'
+  | 'registry_missing_key'
+  | 'registry_not_callable'
+  | 'invalid_tool_definition'
+  | 'invalid_argument'
+  | (string & {});
+
+/** Options accepted by `JarvisError`. */
+export interface JarvisErrorOptions {
+  readonly code: JarvisErrorCode;
+  readonly message: string;
+  readonly cause?: unknown;
+}
+
+const BRAND = Symbol.for('openjarvis.JarvisError');
+
+/** Error thrown on misuse or a broken invariant; `code` says which, `cause` keeps the underlying error. */
+export class JarvisError extends Error {
+  /** What kind of failure this is. */
+  readonly code: JarvisErrorCode;
+
+  constructor({ code, message, cause }: JarvisErrorOptions) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    this.code = code;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** True for any `JarvisError`, also one created by another copy of this package. */
+  static isInstance(value: unknown): value is JarvisError {
+    return typeof value === 'object' && value !== null && BRAND in value;
+  }
+}
+
+/** Returns a one-line description of any thrown value, for messages that a model or a person reads. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

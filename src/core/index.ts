@@ -1,0 +1,37 @@
+export { type Clock, elapsedSeconds, systemClock } from './clock.js';
+export { Conversation, type ConversationOptions } from './conversation.js';
+export { describeError, JarvisError, type JarvisErrorCode, type JarvisErrorOptions } from './errors.js';
+export { EventType, isEventType } from './event-types.js';
+export {
+  EventBus,
+  type EventBusOptions,
+  type EventHandler,
+  type EventPayloadMap,
+  type GenericEventPayload,
+  type JarvisEvent,
+  type ListenerError,
+  type ToolCallEndPayload,
+  type ToolCallStartPayload,
+  type ToolTimeoutPayload,
+} from './events.js';
+export { isPlainObject, type JsonArray, type JsonObject, type JsonValue, jsonTypeName, toJsonValue } from './json.js';
+export { createMessage, type Message, Role, type ToolCall } from './messages.js';
+export { AgentRegistry, EngineRegistry, MemoryRegistry, ToolRegistry, type ToolRegistryEntry } from './registries.js';
+export { type RegistrableClass, Registry, type RegistryInstance } from './registry.js';
+export { isTool, type Tool, type ToolArguments, type ToolContext } from './tool.js';
+export {
+  type ToolErrorCode,
+  type ToolResult,
+  type ToolResultExtra,
+  toolFailure,
+  toolSuccess,
+} from './tool-result.js';
+export {
+  createToolSpec,
+  type JsonSchema,
+  type OpenAIFunctionTool,
+  type ToolSpec,
+  type ToolSpecInit,
+  toOpenAIFunction,
+} from './tool-spec.js';
+export { addUsage, type TokenUsage, ZERO_USAGE } from './usage.js';

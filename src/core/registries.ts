@@ -1,0 +1,20 @@
+import { Registry, type RegistrableClass } from './registry.js';
+import type { Tool } from './tool.js';
+
+/** A tool class or a factory that makes a tool. */
+export type ToolRegistryEntry = RegistrableClass<Tool> | ((...args: never[]) => Tool);
+
+/**
+ * The documented global registries. They start empty and nothing registers itself on import: the built-ins
+ * are added by `registerBuiltins()` (system), and tests can build isolated `Registry` instances instead.
+ */
+export const ToolRegistry = new Registry<ToolRegistryEntry>('ToolRegistry');
+
+/** Global registry of agent classes (`simple`, `orchestrator`, …). */
+export const AgentRegistry = new Registry<unknown>('AgentRegistry');
+
+/** Global registry of inference engine classes (`ollama`, `vllm`, …). */
+export const EngineRegistry = new Registry<unknown>('EngineRegistry');
+
+/** Global registry of memory backend classes (`sqlite`, …). */
+export const MemoryRegistry = new Registry<unknown>('MemoryRegistry');

@@ -1,0 +1,61 @@
+import type { JsonValue } from './json.js';
+import type { TokenUsage } from './usage.js';
+
+/** Why a tool call failed; the model reads `content`, programs branch on this. */
+export type ToolErrorCode =
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'confirmation_required'
+  | 'confirmation_denied'
+  | 'timed_out'
+  | 'cancelled'
+  | 'execution_failed'
+  | 'tool_error'
+  | 'too_many_calls'
+  | 'repeated_call';
+
+interface ToolResultFields {
+  /** Name of the tool that was called. */
+  readonly toolName: string;
+  /** What the model reads on its next turn, for failures too. */
+  readonly content: string;
+  /** Token usage (for tools that call a model). */
+  readonly usage: Partial<TokenUsage>;
+  /** Actual cost of the invocation in US dollars. */
+  readonly costUsd: number;
+  /** Measured execution latency in seconds. */
+  readonly latencySeconds: number;
+  readonly metadata: Readonly<Record<string, JsonValue>>;
+}
+
+/** The outcome of one tool call: `success: true`, or `success: false` with an `errorCode`. */
+export type ToolResult =
+  | (ToolResultFields & { readonly success: true })
+  | (ToolResultFields & { readonly success: false; readonly errorCode: ToolErrorCode });
+
+/** Optional fields of a result; defaults are `usage: {}`, zero cost and latency, `metadata: {}`. */
+export type ToolResultExtra = Partial<Pick<ToolResultFields, 'usage' | 'costUsd' | 'latencySeconds' | 'metadata'>>;
+
+/** Builds a successful result. */
+export function toolSuccess(toolName: string, content: string, extra: ToolResultExtra = {}): ToolResult {
+  return { toolName, content, success: true, ...defaults(extra) };
+}
+
+/** Builds a failed result the model can read and act on. */
+export function toolFailure(
+  toolName: string,
+  errorCode: ToolErrorCode,
+  content: string,
+  extra: ToolResultExtra = {},
+): ToolResult {
+  return { toolName, content, success: false, errorCode, ...defaults(extra) };
+}
+
+function defaults(extra: ToolResultExtra): Omit<ToolResultFields, 'toolName' | 'content'> {
+  return {
+    usage: extra.usage ?? {},
+    costUsd: extra.costUsd ?? 0,
+    latencySeconds: extra.latencySeconds ?? 0,
+    metadata: extra.metadata ?? {},
+  };
+}

@@ -1,0 +1,1 @@
+export { BUILTIN_TOOLS, registerBuiltins } from './builtins.js';

@@ -1,0 +1,123 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { JarvisError, type JsonSchema } from '../core/index.js';
+
+/** The outcome of validating arguments: fine, or the list of problems in words a model understands. */
+export type ArgumentCheck = { readonly ok: true } | { readonly ok: false; readonly problems: readonly string[] };
+
+/** Validates (and, where the schema says so, fills defaults and coerces scalars in) an arguments object. */
+export type ArgumentValidator = (args: Record<string, unknown>) => ArgumentCheck;
+
+const MAX_PROBLEMS = 8;
+
+// One Ajv for the process; compiled validators are cached per schema object, so each tool compiles once.
+// Scalars are coerced ("5" for an integer) because small local models often quote numbers.
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true, verbose: true });
+const cache = new WeakMap<object, ArgumentValidator>();
+
+/** Compiles (once per schema object) a validator for a tool's parameters schema; throws on an invalid schema. */
+export function compileArgumentValidator(schema: JsonSchema, toolName: string): ArgumentValidator {
+  const cached = cache.get(schema);
+  if (cached !== undefined) return cached;
+  const validator = isEmptySchema(schema) ? acceptAnything : wrap(compile(schema, toolName));
+  cache.set(schema, validator);
+  return validator;
+}
+
+const acceptAnything: ArgumentValidator = () => ({ ok: true });
+
+function isEmptySchema(schema: JsonSchema): boolean {
+  return Object.keys(schema).length === 0;
+}
+
+function compile(schema: JsonSchema, toolName: string): ValidateFunction {
+  // `$schema` names a draft this Ajv may not have loaded; the keywords tools use are the same across drafts.
+  const { $schema: _draft, ...rest } = schema;
+  try {
+    return ajv.compile(rest);
+  } catch (cause) {
+    throw new JarvisError({
+      code: 'invalid_tool_definition',
+      message: `Tool '${toolName}' has an invalid parameters JSON Schema: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause,
+    });
+  }
+}
+
+function wrap(validate: ValidateFunction): ArgumentValidator {
+  return (args) => {
+    if (validate(args)) return { ok: true };
+    return { ok: false, problems: describeProblems(validate.errors ?? []) };
+  };
+}
+
+function describeProblems(errors: readonly ErrorObject[]): readonly string[] {
+  const problems = [...new Set(errors.map(describeProblem))];
+  if (problems.length <= MAX_PROBLEMS) return problems;
+  return [...problems.slice(0, MAX_PROBLEMS), `…and ${problems.length - MAX_PROBLEMS} more problems`];
+}
+
+function describeProblem(error: ErrorObject): string {
+  const where = argumentPath(error.instancePath);
+  const label = where === '' ? 'the arguments object' : `argument '${where}'`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const name = joinPath(where, String(params.missingProperty));
+      return `missing required argument '${name}'${describeExpected(propertySchema(error, String(params.missingProperty)))}`;
+    }
+    case 'additionalProperties': {
+      const accepted = Object.keys(objectProperties(error.parentSchema)).join(', ') || 'none';
+      return `unknown argument '${joinPath(where, String(params.additionalProperty))}' (accepted: ${accepted})`;
+    }
+    case 'type':
+      return `${label} must be ${String(params.type)}, got ${describeValue(error.data)}`;
+    case 'enum':
+      return `${label} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, got ${describeValue(error.data)}`;
+    default:
+      return `${label} ${error.message ?? 'is invalid'} (got ${describeValue(error.data)})`;
+  }
+}
+
+function argumentPath(instancePath: string): string {
+  if (instancePath === '') return '';
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join('');
+}
+
+function joinPath(parent: string, child: string): string {
+  return parent === '' ? child : `${parent}.${child}`;
+}
+
+function objectProperties(schema: unknown): Record<string, unknown> {
+  const properties = (schema as { properties?: unknown } | undefined)?.properties;
+  return typeof properties === 'object' && properties !== null ? (properties as Record<string, unknown>) : {};
+}
+
+function propertySchema(error: ErrorObject, name: string): Record<string, unknown> | undefined {
+  const schema = objectProperties(error.parentSchema)[name];
+  return typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : undefined;
+}
+
+function describeExpected(schema: Record<string, unknown> | undefined): string {
+  if (schema === undefined) return '';
+  const type = Array.isArray(schema.type) ? schema.type.join(' or ') : schema.type;
+  const typeText = typeof type === 'string' ? ` (${type})` : '';
+  const description = typeof schema.description === 'string' && schema.description !== '' ? `: ${schema.description}` : '';
+  return `${typeText}${description}`;
+}
+
+function describeValue(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  if (text.length > 60) text = `${text.slice(0, 57)}...`;
+  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  return `${type} ${text}`;
+}
