@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Conversation } from './conversation.js';
 import { createMessage, Role } from './messages.js';
-import { createToolSpec, toOpenAIFunction } from './tool-spec.js';
 import { toolFailure, toolSuccess } from './tool-result.js';
+import { createToolSpec, toOpenAIFunction } from './tool-spec.js';
 import { addUsage, ZERO_USAGE } from './usage.js';
 
 describe('Role and messages', () => {
@@ -28,10 +28,16 @@ describe('Conversation', () => {
   });
 
   it('is unlimited by default and refuses a maxMessages that is not a positive integer', () => {
-    const conversation = new Conversation({ messages: [createMessage('system', 's'), createMessage('user', 'u')] });
+    const conversation = new Conversation({
+      messages: [createMessage('system', 's'), createMessage('user', 'u')],
+    });
     expect(conversation.length).toBe(2);
-    expect(() => new Conversation({ maxMessages: 0 })).toThrow('maxMessages must be a positive integer');
-    expect(() => new Conversation({ maxMessages: 1.5 })).toThrow('maxMessages must be a positive integer');
+    expect(() => new Conversation({ maxMessages: 0 })).toThrow(
+      'maxMessages must be a positive integer',
+    );
+    expect(() => new Conversation({ maxMessages: 1.5 })).toThrow(
+      'maxMessages must be a positive integer',
+    );
   });
 });
 
@@ -56,7 +62,10 @@ describe('ToolSpec and ToolResult', () => {
       latencySeconds: 0,
       metadata: {},
     });
-    expect(toolFailure('x', 'tool_error', 'bad')).toMatchObject({ success: false, errorCode: 'tool_error' });
+    expect(toolFailure('x', 'tool_error', 'bad')).toMatchObject({
+      success: false,
+      errorCode: 'tool_error',
+    });
   });
 
   it('converts a spec to the OpenAI function format with parameters passed through', () => {

@@ -25,7 +25,11 @@ describe('EventBus', () => {
     bus.subscribeAll((event) => order.push(`all:${event.type}`));
     const event = bus.publish('agent_turn_start', { agent: 'simple' });
     expect(order).toEqual(['first:simple', 'second', 'all:agent_turn_start']);
-    expect(event).toEqual({ type: 'agent_turn_start', timestampMs: 1_700_000_000_000, data: { agent: 'simple' } });
+    expect(event).toEqual({
+      type: 'agent_turn_start',
+      timestampMs: 1_700_000_000_000,
+      data: { agent: 'simple' },
+    });
   });
 
   it('only delivers to subscribers of the published type', () => {
@@ -89,8 +93,10 @@ describe('EventBus', () => {
     });
     bus.publish('batch_start', { size: 1 });
     expect(bus.listenerErrors).toHaveLength(1);
-    expect((bus.listenerErrors[0]?.error as Error).message).toBe('broken subscriber');
-    expect(bus.listenerErrors[0]?.event.type).toBe('batch_start');
+    expect(bus.listenerErrors[0]).toMatchObject({
+      error: expect.objectContaining({ message: 'broken subscriber' }),
+      event: { type: 'batch_start', data: { size: 1 } },
+    });
   });
 
   it('survives an error reporter that itself throws', () => {

@@ -39,7 +39,9 @@ interface KnownEventPayloads {
 
 /** The payload type of every event type. */
 export type EventPayloadMap = {
-  readonly [Type in EventType]: Type extends keyof KnownEventPayloads ? KnownEventPayloads[Type] : GenericEventPayload;
+  readonly [Type in EventType]: Type extends keyof KnownEventPayloads
+    ? KnownEventPayloads[Type]
+    : GenericEventPayload;
 };
 
 /** One published event. */
@@ -51,7 +53,9 @@ export interface JarvisEvent<Type extends EventType = EventType> {
 }
 
 /** A subscriber; its return value is ignored, and a throw or rejection never reaches the publisher. */
-export type EventHandler<Type extends EventType = EventType> = (event: JarvisEvent<Type>) => unknown;
+export type EventHandler<Type extends EventType = EventType> = (
+  event: JarvisEvent<Type>,
+) => unknown;
 
 /** Options of an `EventBus`. */
 export interface EventBusOptions {
@@ -113,12 +117,17 @@ export class EventBus {
   unsubscribe<Type extends EventType>(type: Type, handler: EventHandler<Type>): void {
     const handlers = this.#handlers.get(type);
     const index = handlers?.indexOf(handler as EventHandler<never>) ?? -1;
-    if (handlers !== undefined && index >= 0) this.#handlers.set(type, handlers.toSpliced(index, 1));
+    if (handlers !== undefined && index >= 0)
+      this.#handlers.set(type, handlers.toSpliced(index, 1));
   }
 
   /** True when anything would receive an event of `type` (lets publishers skip building costly payloads). */
   hasSubscribers(type: EventType): boolean {
-    return this.recordHistory || this.#allHandlers.length > 0 || (this.#handlers.get(type)?.length ?? 0) > 0;
+    return (
+      this.recordHistory ||
+      this.#allHandlers.length > 0 ||
+      (this.#handlers.get(type)?.length ?? 0) > 0
+    );
   }
 
   /** Publishes an event to the subscribers of its type, then to the catch-all subscribers; returns the event. */
@@ -156,7 +165,8 @@ export class EventBus {
   #deliver(handler: EventHandler, event: JarvisEvent): void {
     try {
       const returned = handler(event);
-      if (returned instanceof Promise) returned.catch((error: unknown) => this.#reportListenerError(error, event));
+      if (returned instanceof Promise)
+        returned.catch((error: unknown) => this.#reportListenerError(error, event));
     } catch (error) {
       this.#reportListenerError(error, event);
     }

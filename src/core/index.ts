@@ -1,6 +1,11 @@
 export { type Clock, elapsedSeconds, systemClock } from './clock.js';
 export { Conversation, type ConversationOptions } from './conversation.js';
-export { describeError, JarvisError, type JarvisErrorCode, type JarvisErrorOptions } from './errors.js';
+export {
+  describeError,
+  JarvisError,
+  type JarvisErrorCode,
+  type JarvisErrorOptions,
+} from './errors.js';
 export { EventType, isEventType } from './event-types.js';
 export {
   EventBus,
@@ -14,9 +19,22 @@ export {
   type ToolCallStartPayload,
   type ToolTimeoutPayload,
 } from './events.js';
-export { isPlainObject, type JsonArray, type JsonObject, type JsonValue, jsonTypeName, toJsonValue } from './json.js';
+export {
+  isPlainObject,
+  type JsonArray,
+  type JsonObject,
+  type JsonValue,
+  jsonTypeName,
+  toJsonValue,
+} from './json.js';
 export { createMessage, type Message, Role, type ToolCall } from './messages.js';
-export { AgentRegistry, EngineRegistry, MemoryRegistry, ToolRegistry, type ToolRegistryEntry } from './registries.js';
+export {
+  AgentRegistry,
+  EngineRegistry,
+  MemoryRegistry,
+  ToolRegistry,
+  type ToolRegistryEntry,
+} from './registries.js';
 export { type RegistrableClass, Registry, type RegistryInstance } from './registry.js';
 export { isTool, type Tool, type ToolArguments, type ToolContext } from './tool.js';
 export {

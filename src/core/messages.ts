@@ -32,6 +32,10 @@ export interface Message {
 }
 
 /** Builds a message of the given role. */
-export function createMessage(role: Role, content: string, extra: Partial<Omit<Message, 'role' | 'content'>> = {}): Message {
+export function createMessage(
+  role: Role,
+  content: string,
+  extra: Partial<Omit<Message, 'role' | 'content'>> = {},
+): Message {
   return { role, content, ...extra };
 }

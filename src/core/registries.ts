@@ -1,4 +1,4 @@
-import { Registry, type RegistrableClass } from './registry.js';
+import { type RegistrableClass, Registry } from './registry.js';
 import type { Tool } from './tool.js';
 
 /** A tool class or a factory that makes a tool. */

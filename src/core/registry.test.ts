@@ -43,7 +43,9 @@ describe('Registry', () => {
   it('throws on a duplicate key instead of overwriting', () => {
     const registry = new Registry<number>('NumberRegistry');
     registry.registerValue('one', 1);
-    expect(() => registry.registerValue('one', 2)).toThrow("NumberRegistry already has an entry for 'one'");
+    expect(() => registry.registerValue('one', 2)).toThrow(
+      "NumberRegistry already has an entry for 'one'",
+    );
     expect(registry.get('one')).toBe(1);
     expect(() => registry.register('one')(3)).toThrow(
       expect.objectContaining({ code: 'registry_duplicate_key', name: 'JarvisError' }),
@@ -52,7 +54,9 @@ describe('Registry', () => {
 
   it('names the available keys when a key is missing', () => {
     const registry = new Registry<number>('NumberRegistry');
-    expect(() => registry.get('x')).toThrow("NumberRegistry does not have an entry for 'x'. Available: none");
+    expect(() => registry.get('x')).toThrow(
+      "NumberRegistry does not have an entry for 'x'. Available: none",
+    );
     registry.registerValue('one', 1);
     registry.registerValue('two', 2);
     expect(() => registry.get('three')).toThrow(
@@ -80,7 +84,9 @@ describe('Registry', () => {
     registry.registerValue('factory', (n: number) => ({ doubled: n * 2 }));
     registry.registerValue('value', { plain: true });
     expect(registry.create('factory', 21)).toEqual({ doubled: 42 });
-    expect(() => registry.create('value')).toThrow("MixedRegistry entry 'value' is not callable and cannot be instantiated");
+    expect(() => registry.create('value')).toThrow(
+      "MixedRegistry entry 'value' is not callable and cannot be instantiated",
+    );
   });
 
   it('clear() empties the registry; delete() removes one key', () => {

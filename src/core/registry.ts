@@ -7,12 +7,13 @@ type AnyConstructor<T> = abstract new (...args: any[]) => T;
 export type RegistrableClass<T> = AnyConstructor<T>;
 
 /** What `create` returns for an entry type: the instance of a class, or the return value of a factory. */
-export type RegistryInstance<Entry> = Entry extends AnyConstructor<infer Instance>
-  ? Instance
-  : // biome-ignore lint/suspicious/noExplicitAny: any factory signature.
-    Entry extends (...args: any[]) => infer Created
-    ? Created
-    : unknown;
+export type RegistryInstance<Entry> =
+  Entry extends AnyConstructor<infer Instance>
+    ? Instance
+    : // biome-ignore lint/suspicious/noExplicitAny: any factory signature.
+      Entry extends (...args: any[]) => infer Created
+      ? Created
+      : unknown;
 
 function isClass(value: unknown): value is new (...args: unknown[]) => unknown {
   return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value));
@@ -32,7 +33,9 @@ export class Registry<Entry> {
   }
 
   /** A class decorator that registers the class under `key`: `@ToolRegistry.register('my_tool')`. */
-  register(key: string): <Class extends Entry>(value: Class, context?: ClassDecoratorContext) => void {
+  register(
+    key: string,
+  ): <Class extends Entry>(value: Class, context?: ClassDecoratorContext) => void {
     return (value) => {
       this.registerValue(key, value);
     };
@@ -41,10 +44,16 @@ export class Registry<Entry> {
   /** Registers `value` under `key` and returns it; throws when the key is taken. */
   registerValue<Value extends Entry>(key: string, value: Value): Value {
     if (typeof key !== 'string' || key.length === 0) {
-      throw new JarvisError({ code: 'invalid_argument', message: `${this.name} keys must be non-empty strings` });
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `${this.name} keys must be non-empty strings`,
+      });
     }
     if (this.#entries.has(key)) {
-      throw new JarvisError({ code: 'registry_duplicate_key', message: `${this.name} already has an entry for '${key}'` });
+      throw new JarvisError({
+        code: 'registry_duplicate_key',
+        message: `${this.name} already has an entry for '${key}'`,
+      });
     }
     this.#entries.set(key, value);
     return value;

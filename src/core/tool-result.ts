@@ -34,10 +34,16 @@ export type ToolResult =
   | (ToolResultFields & { readonly success: false; readonly errorCode: ToolErrorCode });
 
 /** Optional fields of a result; defaults are `usage: {}`, zero cost and latency, `metadata: {}`. */
-export type ToolResultExtra = Partial<Pick<ToolResultFields, 'usage' | 'costUsd' | 'latencySeconds' | 'metadata'>>;
+export type ToolResultExtra = Partial<
+  Pick<ToolResultFields, 'usage' | 'costUsd' | 'latencySeconds' | 'metadata'>
+>;
 
 /** Builds a successful result. */
-export function toolSuccess(toolName: string, content: string, extra: ToolResultExtra = {}): ToolResult {
+export function toolSuccess(
+  toolName: string,
+  content: string,
+  extra: ToolResultExtra = {},
+): ToolResult {
   return { toolName, content, success: true, ...defaults(extra) };
 }
 

@@ -25,7 +25,8 @@ export interface ToolSpec {
 }
 
 /** The fields a tool author must give; the rest take the documented defaults. */
-export type ToolSpecInit = Pick<ToolSpec, 'name' | 'description'> & Partial<Omit<ToolSpec, 'name' | 'description'>>;
+export type ToolSpecInit = Pick<ToolSpec, 'name' | 'description'> &
+  Partial<Omit<ToolSpec, 'name' | 'description'>>;
 
 /** Fills a spec with its documented defaults (`parameters: {}`, `category: ''`, zero estimates, …). */
 export function createToolSpec(init: ToolSpecInit): ToolSpec {

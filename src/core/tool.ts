@@ -1,6 +1,6 @@
 import type { EventBus } from './events.js';
-import type { ToolSpec } from './tool-spec.js';
 import type { ToolResult } from './tool-result.js';
+import type { ToolSpec } from './tool-spec.js';
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {

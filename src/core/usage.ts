@@ -15,6 +15,8 @@ export function addUsage(left: TokenUsage, right: Partial<TokenUsage>): TokenUsa
   return {
     promptTokens,
     completionTokens,
-    totalTokens: left.totalTokens + (right.totalTokens ?? (right.promptTokens ?? 0) + (right.completionTokens ?? 0)),
+    totalTokens:
+      left.totalTokens +
+      (right.totalTokens ?? (right.promptTokens ?? 0) + (right.completionTokens ?? 0)),
   };
 }

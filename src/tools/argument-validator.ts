@@ -2,7 +2,9 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { JarvisError, type JsonSchema } from '../core/index.js';
 
 /** The outcome of validating arguments: fine, or the list of problems in words a model understands. */
-export type ArgumentCheck = { readonly ok: true } | { readonly ok: false; readonly problems: readonly string[] };
+export type ArgumentCheck =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 /** Validates (and, where the schema says so, fills defaults and coerces scalars in) an arguments object. */
 export type ArgumentValidator = (args: Record<string, unknown>) => ArgumentCheck;
@@ -11,7 +13,13 @@ const MAX_PROBLEMS = 8;
 
 // One Ajv for the process; compiled validators are cached per schema object, so each tool compiles once.
 // Scalars are coerced ("5" for an integer) because small local models often quote numbers.
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true, useDefaults: true, verbose: true });
+const ajv = new Ajv({
+  allErrors: true,
+  strict: false,
+  coerceTypes: true,
+  useDefaults: true,
+  verbose: true,
+});
 const cache = new WeakMap<object, ArgumentValidator>();
 
 /** Compiles (once per schema object) a validator for a tool's parameters schema; throws on an invalid schema. */
@@ -53,7 +61,10 @@ function wrap(validate: ValidateFunction): ArgumentValidator {
 function describeProblems(errors: readonly ErrorObject[]): readonly string[] {
   const problems = [...new Set(errors.map(describeProblem))];
   if (problems.length <= MAX_PROBLEMS) return problems;
-  return [...problems.slice(0, MAX_PROBLEMS), `…and ${problems.length - MAX_PROBLEMS} more problems`];
+  return [
+    ...problems.slice(0, MAX_PROBLEMS),
+    `…and ${problems.length - MAX_PROBLEMS} more problems`,
+  ];
 }
 
 function describeProblem(error: ErrorObject): string {
@@ -94,19 +105,26 @@ function joinPath(parent: string, child: string): string {
 
 function objectProperties(schema: unknown): Record<string, unknown> {
   const properties = (schema as { properties?: unknown } | undefined)?.properties;
-  return typeof properties === 'object' && properties !== null ? (properties as Record<string, unknown>) : {};
+  return typeof properties === 'object' && properties !== null
+    ? (properties as Record<string, unknown>)
+    : {};
 }
 
 function propertySchema(error: ErrorObject, name: string): Record<string, unknown> | undefined {
   const schema = objectProperties(error.parentSchema)[name];
-  return typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : undefined;
+  return typeof schema === 'object' && schema !== null
+    ? (schema as Record<string, unknown>)
+    : undefined;
 }
 
 function describeExpected(schema: Record<string, unknown> | undefined): string {
   if (schema === undefined) return '';
   const type = Array.isArray(schema.type) ? schema.type.join(' or ') : schema.type;
   const typeText = typeof type === 'string' ? ` (${type})` : '';
-  const description = typeof schema.description === 'string' && schema.description !== '' ? `: ${schema.description}` : '';
+  const description =
+    typeof schema.description === 'string' && schema.description !== ''
+      ? `: ${schema.description}`
+      : '';
   return `${typeText}${description}`;
 }
 

@@ -34,7 +34,11 @@ export abstract class BaseTool implements Tool {
   }
 
   /** A failed result of this tool (`tool_error` unless another code fits better). */
-  protected failure(content: string, errorCode: ToolErrorCode = 'tool_error', extra?: ToolResultExtra): ToolResult {
+  protected failure(
+    content: string,
+    errorCode: ToolErrorCode = 'tool_error',
+    extra?: ToolResultExtra,
+  ): ToolResult {
     return toolFailure(this.toolId, errorCode, content, extra);
   }
 }

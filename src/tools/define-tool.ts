@@ -38,7 +38,8 @@ interface ToolDefinitionBase<Args> {
 }
 
 /** A tool definition whose parameters are a zod object: `execute` receives the parsed, typed arguments. */
-export interface ZodToolDefinition<Schema extends z.ZodObject> extends ToolDefinitionBase<z.output<Schema>> {
+export interface ZodToolDefinition<Schema extends z.ZodObject>
+  extends ToolDefinitionBase<z.output<Schema>> {
   readonly parameters: Schema;
 }
 
@@ -48,9 +49,13 @@ export interface JsonSchemaToolDefinition<Args> extends ToolDefinitionBase<Args>
 }
 
 /** Defines a tool from one object with a zod object schema (argument types inferred). */
-export function defineTool<Schema extends z.ZodObject>(definition: ZodToolDefinition<Schema>): BaseTool;
+export function defineTool<Schema extends z.ZodObject>(
+  definition: ZodToolDefinition<Schema>,
+): BaseTool;
 /** Defines a tool from one object with a JSON Schema (arguments typed by the caller, `ToolArguments` by default). */
-export function defineTool<Args = ToolArguments>(definition: JsonSchemaToolDefinition<Args>): BaseTool;
+export function defineTool<Args = ToolArguments>(
+  definition: JsonSchemaToolDefinition<Args>,
+): BaseTool;
 export function defineTool(
   definition: ZodToolDefinition<z.ZodObject> | JsonSchemaToolDefinition<ToolArguments>,
 ): BaseTool {
@@ -65,7 +70,9 @@ class DefinedTool extends BaseTool {
   readonly #zodSchema: z.ZodObject | undefined;
   readonly #run: ToolDefinitionBase<unknown>['execute'];
 
-  constructor(definition: ZodToolDefinition<z.ZodObject> | JsonSchemaToolDefinition<ToolArguments>) {
+  constructor(
+    definition: ZodToolDefinition<z.ZodObject> | JsonSchemaToolDefinition<ToolArguments>,
+  ) {
     super();
     const { parameters, execute, ...rest } = definition;
     this.#zodSchema = isZodSchema(parameters) ? parameters : undefined;
@@ -82,7 +89,10 @@ class DefinedTool extends BaseTool {
     if (this.#zodSchema !== undefined) {
       const parsed = this.#zodSchema.safeParse(params);
       if (!parsed.success) {
-        return this.failure(`Invalid arguments for tool '${this.toolId}': ${z.prettifyError(parsed.error)}`, 'invalid_arguments');
+        return this.failure(
+          `Invalid arguments for tool '${this.toolId}': ${z.prettifyError(parsed.error)}`,
+          'invalid_arguments',
+        );
       }
       args = parsed.data;
     }
@@ -97,7 +107,10 @@ function isZodSchema(value: unknown): value is z.ZodObject {
 
 /** The JSON Schema of a zod object as a model should see it: input shape, no `$schema`, no int64 noise. */
 function zodToParameters(schema: z.ZodObject): JsonSchema {
-  const { $schema: _draft, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  const { $schema: _draft, ...json } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  });
   return stripSafeIntegerBounds(json) as JsonSchema;
 }
 

@@ -98,10 +98,18 @@ export class ToolExecutor {
   constructor(tools: Iterable<Tool>, options: ToolExecutorOptions = {}) {
     this.#bus = options.bus;
     this.#confirm = options.confirm;
-    this.#maxOutputChars = positiveOption('maxOutputChars', options.maxOutputChars, DEFAULT_MAX_OUTPUT_CHARS);
+    this.#maxOutputChars = positiveOption(
+      'maxOutputChars',
+      options.maxOutputChars,
+      DEFAULT_MAX_OUTPUT_CHARS,
+    );
     this.#clock = options.clock ?? systemClock;
     this.#generateId = options.generateId ?? (() => `call_${crypto.randomUUID()}`);
-    const defaultTimeoutMs = positiveOption('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS);
+    const defaultTimeoutMs = positiveOption(
+      'defaultTimeoutMs',
+      options.defaultTimeoutMs,
+      DEFAULT_TIMEOUT_MS,
+    );
     for (const tool of tools) this.#add(tool, defaultTimeoutMs);
   }
 
@@ -132,15 +140,24 @@ export class ToolExecutor {
     this.#publishStart(state, parsed.ok ? (parsed.value as JsonValue) : parsed.raw);
     let result: ToolResult;
     try {
-      result = parsed.ok ? await this.#dispatch(state, parsed.value) : this.#fail(state, 'invalid_arguments', parsed.message);
+      result = parsed.ok
+        ? await this.#dispatch(state, parsed.value)
+        : this.#fail(state, 'invalid_arguments', parsed.message);
     } catch (error) {
-      result = this.#fail(state, 'execution_failed', `Tool execution error: ${describeError(error)}`);
+      result = this.#fail(
+        state,
+        'execution_failed',
+        `Tool execution error: ${describeError(error)}`,
+      );
     }
     return this.#finish(state, result);
   }
 
   /** Runs several calls at once (at most `concurrency`) and returns their results in call order. */
-  async executeAll(calls: readonly ToolCallInput[], options: ExecuteAllOptions = {}): Promise<ToolResult[]> {
+  async executeAll(
+    calls: readonly ToolCallInput[],
+    options: ExecuteAllOptions = {},
+  ): Promise<ToolResult[]> {
     const concurrency = positiveOption('concurrency', options.concurrency, 8);
     const results = new Array<ToolResult>(calls.length);
     let next = 0;
@@ -157,7 +174,10 @@ export class ToolExecutor {
   #add(tool: Tool, defaultTimeoutMs: number): void {
     const spec = createToolSpec(tool.spec);
     if (typeof spec.name !== 'string' || spec.name === '') {
-      throw new JarvisError({ code: 'invalid_tool_definition', message: 'Every tool needs a non-empty spec.name' });
+      throw new JarvisError({
+        code: 'invalid_tool_definition',
+        message: 'Every tool needs a non-empty spec.name',
+      });
     }
     if (this.#entries.has(spec.name)) {
       throw new JarvisError({
@@ -166,7 +186,12 @@ export class ToolExecutor {
       });
     }
     const timeoutMs = positiveOption(`${spec.name}.timeoutMs`, spec.timeoutMs, defaultTimeoutMs);
-    this.#entries.set(spec.name, { tool, spec, validate: compileArgumentValidator(spec.parameters, spec.name), timeoutMs });
+    this.#entries.set(spec.name, {
+      tool,
+      spec,
+      validate: compileArgumentValidator(spec.parameters, spec.name),
+      timeoutMs,
+    });
   }
 
   async #dispatch(state: CallState, args: Record<string, unknown>): Promise<ToolResult> {
@@ -188,7 +213,10 @@ export class ToolExecutor {
 
   #unknownTool(state: CallState): ToolResult {
     const available = [...this.#entries.keys()];
-    const list = available.length === 0 ? 'no tools are available' : `available tools: ${available.join(', ')}`;
+    const list =
+      available.length === 0
+        ? 'no tools are available'
+        : `available tools: ${available.join(', ')}`;
     return this.#fail(state, 'unknown_tool', `Unknown tool: ${state.name} (${list})`);
   }
 
@@ -202,7 +230,11 @@ export class ToolExecutor {
     );
   }
 
-  async #confirmation(state: CallState, entry: ToolEntry, args: Record<string, unknown>): Promise<ToolResult | undefined> {
+  async #confirmation(
+    state: CallState,
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+  ): Promise<ToolResult | undefined> {
     if (!entry.spec.requiresConfirmation) return undefined;
     if (this.#confirm === undefined) {
       return this.#fail(
@@ -213,11 +245,23 @@ export class ToolExecutor {
     }
     let approved: boolean;
     try {
-      approved = (await this.#confirm({ toolName: state.name, callId: state.callId, arguments: args, spec: entry.spec })) === true;
+      approved =
+        (await this.#confirm({
+          toolName: state.name,
+          callId: state.callId,
+          arguments: args,
+          spec: entry.spec,
+        })) === true;
     } catch (error) {
-      return this.#fail(state, 'confirmation_denied', `Tool '${state.name}' was not approved: ${describeError(error)}`);
+      return this.#fail(
+        state,
+        'confirmation_denied',
+        `Tool '${state.name}' was not approved: ${describeError(error)}`,
+      );
     }
-    return approved ? undefined : this.#fail(state, 'confirmation_denied', `Tool '${state.name}' execution denied by user.`);
+    return approved
+      ? undefined
+      : this.#fail(state, 'confirmation_denied', `Tool '${state.name}' execution denied by user.`);
   }
 
   #fail(state: CallState, errorCode: ToolErrorCode, content: string): ToolResult {
@@ -264,7 +308,11 @@ function describeParameters(spec: ToolSpec): string {
   const properties = (spec.parameters.properties ?? {}) as Record<string, { type?: unknown }>;
   const required = new Set(Array.isArray(spec.parameters.required) ? spec.parameters.required : []);
   const parts = Object.entries(properties).map(([name, schema]) => {
-    const type = Array.isArray(schema?.type) ? schema.type.join(' | ') : typeof schema?.type === 'string' ? schema.type : 'any';
+    const type = Array.isArray(schema?.type)
+      ? schema.type.join(' | ')
+      : typeof schema?.type === 'string'
+        ? schema.type
+        : 'any';
     return `${name} (${type}${required.has(name) ? ', required' : ''})`;
   });
   return parts.length === 0 ? 'an object' : parts.join(', ');
@@ -273,7 +321,10 @@ function describeParameters(spec: ToolSpec): string {
 function positiveOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !(value > 0)) {
-    throw new JarvisError({ code: 'invalid_argument', message: `${name} must be a positive number, got ${String(value)}` });
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: `${name} must be a positive number, got ${String(value)}`,
+    });
   }
   return value;
 }

@@ -1,4 +1,8 @@
-export { type ArgumentCheck, type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
+export {
+  type ArgumentCheck,
+  type ArgumentValidator,
+  compileArgumentValidator,
+} from './argument-validator.js';
 export { BaseTool } from './base-tool.js';
 export { CalculatorTool } from './builtin/calculator.js';
 export { ThinkTool } from './builtin/think.js';

@@ -16,7 +16,11 @@ export function parseToolArguments(raw: unknown): ParsedArguments {
     // A round trip through JSON gives the tool its own copy and drops what JSON cannot carry.
     const text = safeStringify(raw);
     if (text !== undefined) return parseJsonText(text);
-    return { ok: false, message: 'Invalid arguments: the arguments object cannot be written as JSON.', raw: null };
+    return {
+      ok: false,
+      message: 'Invalid arguments: the arguments object cannot be written as JSON.',
+      raw: null,
+    };
   }
   return notAnObject(raw, jsonTypeName(raw));
 }

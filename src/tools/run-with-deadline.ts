@@ -35,9 +35,17 @@ export async function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
   let onAbort: (() => void) | undefined;
   const interrupted = new Promise<ToolResult>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new Error(`Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}`));
-      run.bus?.publish('tool_timeout', { toolName: name, callId: run.callId, timeoutMs: entry.timeoutMs });
-      resolve(fail('timed_out', `Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}.`));
+      controller.abort(
+        new Error(`Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}`),
+      );
+      run.bus?.publish('tool_timeout', {
+        toolName: name,
+        callId: run.callId,
+        timeoutMs: entry.timeoutMs,
+      });
+      resolve(
+        fail('timed_out', `Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}.`),
+      );
     }, entry.timeoutMs);
     if (signal !== undefined) {
       onAbort = () => {
@@ -47,7 +55,11 @@ export async function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
       signal.addEventListener('abort', onAbort, { once: true });
     }
   });
-  const context: ToolContext = { signal: controller.signal, callId: run.callId, ...(run.bus ? { bus: run.bus } : {}) };
+  const context: ToolContext = {
+    signal: controller.signal,
+    callId: run.callId,
+    ...(run.bus ? { bus: run.bus } : {}),
+  };
   try {
     return await Promise.race([invoke(entry.tool, name, run.args, context, fail), interrupted]);
   } finally {

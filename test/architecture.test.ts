@@ -1,0 +1,131 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/** DESIGN.md §3: which top-level folders of src/ each folder may import. */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  core: [],
+  tools: ['core'],
+  engine: ['core'],
+  memory: ['core'],
+  telemetry: ['core'],
+  testing: ['core', 'tools'],
+  agents: ['core', 'tools'],
+  scheduler: ['core', 'tools'],
+  system: ['core', 'tools', 'engine', 'memory', 'telemetry', 'agents', 'scheduler'],
+  sdk: ['core', 'system'],
+  mcp: ['core', 'tools', 'system'],
+  cli: ['core', 'sdk', 'mcp'],
+};
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+const IMPORT_PATTERN =
+  /(?:^|[\s;])(?:import|export)\s(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+interface SourceFile {
+  /** Path relative to src/, with forward slashes. */
+  readonly path: string;
+  readonly text: string;
+}
+
+function importsOf(text: string): string[] {
+  return [...text.matchAll(IMPORT_PATTERN)].map((match) => match[1] ?? match[2] ?? '');
+}
+
+function layerOf(path: string): string {
+  return path.includes('/') ? (path.split('/')[0] ?? '') : '(root)';
+}
+
+/** Lists every import in `files` that breaks the layering rules. */
+function findViolations(files: readonly SourceFile[]): string[] {
+  const violations: string[] = [];
+  for (const file of files) {
+    if (file.path.endsWith('.test.ts')) continue;
+    const from = layerOf(file.path);
+    for (const specifier of importsOf(file.text)) {
+      const problem = checkImport(file.path, from, specifier);
+      if (problem !== undefined) violations.push(`${file.path}: ${problem}`);
+    }
+  }
+  return violations;
+}
+
+function checkImport(path: string, from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) {
+    if (from === 'core')
+      return `core must not import '${specifier}' (no packages, no node: builtins)`;
+    return undefined;
+  }
+  const target = relative(SRC, resolve(SRC, dirname(path), specifier))
+    .split('\\')
+    .join('/');
+  if (target.startsWith('..')) return `imports '${specifier}' from outside src/`;
+  const to = layerOf(target);
+  if (to === 'testing' && from !== 'testing')
+    return `imports testing/ ('${specifier}'); only tests may`;
+  if (from === '(root)' || to === from) {
+    if (to === from && target === `${from}/index.js` && path !== `${from}/index.ts`) {
+      return `imports its own folder's index ('${specifier}'); import the sibling file directly`;
+    }
+    return undefined;
+  }
+  if (to === '(root)') return `imports the package entry ('${specifier}')`;
+  if (!(ALLOWED[from] ?? []).includes(to))
+    return `${from}/ must not import ${to}/ ('${specifier}')`;
+  if (!target.endsWith(`${to}/index.js`))
+    return `reaches into ${to}/ ('${specifier}'); import ${to}/index.js instead`;
+  return undefined;
+}
+
+function readSources(directory: string): SourceFile[] {
+  return readdirSync(directory, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => ({
+      path: name.split('\\').join('/'),
+      text: readFileSync(join(directory, name), 'utf8'),
+    }));
+}
+
+describe('architecture', () => {
+  it('src/ follows the import direction of DESIGN.md §3', () => {
+    const files = readSources(SRC);
+    expect(files.length).toBeGreaterThan(10);
+    expect(findViolations(files)).toEqual([]);
+  });
+
+  it('every folder of src/ has a rule', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    for (const folder of folders) expect(Object.keys(ALLOWED)).toContain(folder);
+  });
+
+  it('catches each kind of violation', () => {
+    const files: SourceFile[] = [
+      {
+        path: 'core/a.ts',
+        text: "import { x } from '../tools/index.js';\nimport { readFile } from 'node:fs';",
+      },
+      { path: 'core/b.ts', text: "import { z } from 'zod';" },
+      { path: 'tools/c.ts', text: "import type { E } from '../engine/index.js';" },
+      { path: 'agents/d.ts', text: "import { BaseTool } from '../tools/base-tool.js';" },
+      { path: 'sdk/e.ts', text: "export { S } from '../testing/index.js';" },
+      { path: 'tools/f.ts', text: "import { g } from './index.js';" },
+      { path: 'cli/g.ts', text: "const m = await import('../engine/index.js');" },
+      { path: 'tools/ok.test.ts', text: "import { S } from '../testing/index.js';" },
+      { path: 'system/ok.ts', text: "import {\n  ToolExecutor,\n} from '../tools/index.js';" },
+      { path: 'index.ts', text: "export { Jarvis } from './sdk/index.js';" },
+    ];
+    expect(findViolations(files)).toEqual([
+      "core/a.ts: core/ must not import tools/ ('../tools/index.js')",
+      "core/a.ts: core must not import 'node:fs' (no packages, no node: builtins)",
+      "core/b.ts: core must not import 'zod' (no packages, no node: builtins)",
+      "tools/c.ts: tools/ must not import engine/ ('../engine/index.js')",
+      "agents/d.ts: reaches into tools/ ('../tools/base-tool.js'); import tools/index.js instead",
+      "sdk/e.ts: imports testing/ ('../testing/index.js'); only tests may",
+      "tools/f.ts: imports its own folder's index ('./index.js'); import the sibling file directly",
+      "cli/g.ts: cli/ must not import engine/ ('../engine/index.js')",
+    ]);
+  });
+});
