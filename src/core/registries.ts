@@ -2,7 +2,8 @@ import { type RegistrableClass, Registry } from './registry.js';
 import type { Tool } from './tool.js';
 
 /** A tool class or a factory that makes a tool. */
-export type ToolRegistryEntry = RegistrableClass<Tool> | ((...args: never[]) => Tool);
+// biome-ignore lint/suspicious/noExplicitAny: a factory of any signature.
+export type ToolRegistryEntry = RegistrableClass<Tool> | ((...args: any[]) => Tool);
 
 /**
  * The documented global registries. They start empty and nothing registers itself on import: the built-ins

@@ -44,7 +44,15 @@ export function toolSuccess(
   content: string,
   extra: ToolResultExtra = {},
 ): ToolResult {
-  return { toolName, content, success: true, ...defaults(extra) };
+  return {
+    toolName,
+    content,
+    success: true,
+    usage: extra.usage ?? {},
+    costUsd: extra.costUsd ?? 0,
+    latencySeconds: extra.latencySeconds ?? 0,
+    metadata: extra.metadata ?? {},
+  };
 }
 
 /** Builds a failed result the model can read and act on. */
@@ -54,11 +62,11 @@ export function toolFailure(
   content: string,
   extra: ToolResultExtra = {},
 ): ToolResult {
-  return { toolName, content, success: false, errorCode, ...defaults(extra) };
-}
-
-function defaults(extra: ToolResultExtra): Omit<ToolResultFields, 'toolName' | 'content'> {
   return {
+    toolName,
+    content,
+    success: false,
+    errorCode,
     usage: extra.usage ?? {},
     costUsd: extra.costUsd ?? 0,
     latencySeconds: extra.latencySeconds ?? 0,

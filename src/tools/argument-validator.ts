@@ -31,7 +31,8 @@ export function compileArgumentValidator(schema: JsonSchema, toolName: string): 
   return validator;
 }
 
-const acceptAnything: ArgumentValidator = () => ({ ok: true });
+const VALID: ArgumentCheck = { ok: true };
+const acceptAnything: ArgumentValidator = () => VALID;
 
 function isEmptySchema(schema: JsonSchema): boolean {
   return Object.keys(schema).length === 0;
@@ -53,7 +54,7 @@ function compile(schema: JsonSchema, toolName: string): ValidateFunction {
 
 function wrap(validate: ValidateFunction): ArgumentValidator {
   return (args) => {
-    if (validate(args)) return { ok: true };
+    if (validate(args)) return VALID;
     return { ok: false, problems: describeProblems(validate.errors ?? []) };
   };
 }

@@ -16,6 +16,7 @@ import {
   toolFailure,
 } from '../core/index.js';
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
+import { DeadlineQueue } from './deadline-queue.js';
 import { capOutput } from './output-cap.js';
 import { parseToolArguments } from './parse-arguments.js';
 import { runWithDeadline } from './run-with-deadline.js';
@@ -94,6 +95,7 @@ export class ToolExecutor {
   readonly #maxOutputChars: number;
   readonly #clock: Clock;
   readonly #generateId: () => string;
+  readonly #deadlines: DeadlineQueue;
 
   constructor(tools: Iterable<Tool>, options: ToolExecutorOptions = {}) {
     this.#bus = options.bus;
@@ -104,6 +106,7 @@ export class ToolExecutor {
       DEFAULT_MAX_OUTPUT_CHARS,
     );
     this.#clock = options.clock ?? systemClock;
+    this.#deadlines = new DeadlineQueue(this.#clock);
     this.#generateId = options.generateId ?? (() => `call_${crypto.randomUUID()}`);
     const defaultTimeoutMs = positiveOption(
       'defaultTimeoutMs',
@@ -140,9 +143,10 @@ export class ToolExecutor {
     this.#publishStart(state, parsed.ok ? (parsed.value as JsonValue) : parsed.raw);
     let result: ToolResult;
     try {
-      result = parsed.ok
-        ? await this.#dispatch(state, parsed.value)
+      const outcome = parsed.ok
+        ? this.#dispatch(state, parsed.value)
         : this.#fail(state, 'invalid_arguments', parsed.message);
+      result = outcome instanceof Promise ? await outcome : outcome;
     } catch (error) {
       result = this.#fail(
         state,
@@ -194,17 +198,25 @@ export class ToolExecutor {
     });
   }
 
-  async #dispatch(state: CallState, args: Record<string, unknown>): Promise<ToolResult> {
+  /** Validates, confirms and runs; synchronous failures come back as plain results (the hot path awaits less). */
+  #dispatch(state: CallState, args: Record<string, unknown>): ToolResult | Promise<ToolResult> {
     const entry = this.#entries.get(state.name);
     if (entry === undefined) return this.#unknownTool(state);
     const check = entry.validate(args);
     if (!check.ok) return this.#invalidArguments(state, entry, check.problems);
-    const refusal = await this.#confirmation(state, entry, args);
-    if (refusal !== undefined) return refusal;
+    if (entry.spec.requiresConfirmation) {
+      return this.#confirmation(state, entry, args).then((refusal) => refusal ?? this.#run(state, entry, args));
+    }
+    return this.#run(state, entry, args);
+  }
+
+  #run(state: CallState, entry: ToolEntry, args: Record<string, unknown>): Promise<ToolResult> {
     return runWithDeadline({
       entry,
+      deadlines: this.#deadlines,
       args,
       callId: state.callId,
+      startedMs: state.startedMs,
       signal: state.signal,
       bus: this.#bus,
       fail: (code, content) => this.#fail(state, code, content),

@@ -26,7 +26,7 @@ export function parseToolArguments(raw: unknown): ParsedArguments {
 }
 
 function parseJsonText(text: string): ParsedArguments {
-  if (text.trim() === '') return { ok: true, value: {} };
+  if (!/\S/.test(text)) return { ok: true, value: {} };
   let value: unknown;
   try {
     value = JSON.parse(text);

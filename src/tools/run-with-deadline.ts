@@ -11,12 +11,16 @@ import {
   toolFailure,
   toolSuccess,
 } from '../core/index.js';
+import type { DeadlineQueue } from './deadline-queue.js';
 
 /** Everything needed to run one validated call. */
 export interface DeadlineRun {
   readonly entry: { readonly tool: Tool; readonly spec: ToolSpec; readonly timeoutMs: number };
+  readonly deadlines: DeadlineQueue;
   readonly args: ToolArguments;
   readonly callId: string;
+  /** When the call started, on the deadline queue's clock; the deadline counts from here. */
+  readonly startedMs: number;
   readonly signal: AbortSignal | undefined;
   readonly bus: EventBus | undefined;
   readonly fail: (code: ToolErrorCode, content: string) => ToolResult;
@@ -26,59 +30,92 @@ export interface DeadlineRun {
  * Runs a tool with its own abort signal and resolves by the deadline even when the tool ignores the signal
  * (its late result or error is then dropped). Cancellation by the caller resolves at once as `cancelled`.
  */
-export async function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
+export function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
   const { entry, signal, fail } = run;
   const name = entry.spec.name;
-  if (signal?.aborted) return fail('cancelled', `Tool '${name}' was cancelled before it started.`);
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const interrupted = new Promise<ToolResult>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(
-        new Error(`Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}`),
-      );
-      run.bus?.publish('tool_timeout', {
-        toolName: name,
-        callId: run.callId,
-        timeoutMs: entry.timeoutMs,
-      });
-      resolve(
-        fail('timed_out', `Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}.`),
-      );
-    }, entry.timeoutMs);
-    if (signal !== undefined) {
-      onAbort = () => {
-        controller.abort(signal.reason);
-        resolve(fail('cancelled', `Tool '${name}' was cancelled.`));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
+  if (signal?.aborted) return Promise.resolve(fail('cancelled', `Tool '${name}' was cancelled before it started.`));
+  // One promise settled by whichever comes first: the tool, the deadline, or the caller's abort. Built by hand
+  // rather than with Promise.race because this is the hot path of every tool call.
+  return new Promise<ToolResult>((resolve) => {
+    const abort = new LazyAbortController();
+    let settled = false;
+    const settle = (result: ToolResult): void => {
+      if (settled) return;
+      settled = true;
+      run.deadlines.remove(deadline);
+      if (signal !== undefined) signal.removeEventListener('abort', onCallerAbort);
+      resolve(result);
+    };
+    const deadline = run.deadlines.add(run.startedMs + entry.timeoutMs, () => {
+      abort.abort(new Error(`Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}`));
+      run.bus?.publish('tool_timeout', { toolName: name, callId: run.callId, timeoutMs: entry.timeoutMs });
+      settle(fail('timed_out', `Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}.`));
+    });
+    const onCallerAbort = (): void => {
+      abort.abort(signal?.reason);
+      settle(fail('cancelled', `Tool '${name}' was cancelled.`));
+    };
+    if (signal !== undefined) signal.addEventListener('abort', onCallerAbort, { once: true });
+    const context = new CallContext(abort, run.callId, run.bus);
+    invoke(entry.tool, name, run.args, context, fail).then(settle);
   });
-  const context: ToolContext = {
-    signal: controller.signal,
-    callId: run.callId,
-    ...(run.bus ? { bus: run.bus } : {}),
-  };
-  try {
-    return await Promise.race([invoke(entry.tool, name, run.args, context, fail), interrupted]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+}
+
+/** The context a tool receives; a class (not a literal with a getter) because it is built on every call. */
+class CallContext implements ToolContext {
+  readonly #abort: LazyAbortController;
+  readonly callId: string;
+  readonly bus?: EventBus;
+
+  constructor(abort: LazyAbortController, callId: string, bus: EventBus | undefined) {
+    this.#abort = abort;
+    this.callId = callId;
+    if (bus !== undefined) this.bus = bus;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
   }
 }
 
-async function invoke(
+/**
+ * An AbortController made only when a tool asks for its signal: most tools never look at it, and creating
+ * one is the single most expensive step of a fast call.
+ */
+class LazyAbortController {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** Calls the tool; the returned promise never rejects (a throw becomes an `execution_failed` result). */
+function invoke(
   tool: Tool,
   name: string,
   args: ToolArguments,
   context: ToolContext,
   fail: DeadlineRun['fail'],
 ): Promise<ToolResult> {
+  const onError = (error: unknown): ToolResult => fail('execution_failed', `Tool execution error: ${describeError(error)}`);
   try {
-    return normalizeResult(name, await tool.execute(args, context));
+    return Promise.resolve(tool.execute(args, context)).then((value) => normalizeResult(name, value), onError);
   } catch (error) {
-    return fail('execution_failed', `Tool execution error: ${describeError(error)}`);
+    return Promise.resolve(onError(error));
   }
 }
 

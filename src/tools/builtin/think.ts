@@ -1,4 +1,9 @@
-import { createToolSpec, type ToolArguments, type ToolResult, type ToolSpec } from '../../core/index.js';
+import {
+  createToolSpec,
+  type ToolArguments,
+  type ToolResult,
+  type ToolSpec,
+} from '../../core/index.js';
 import { BaseTool } from '../base-tool.js';
 
 /** A zero-cost reasoning scratchpad: the thought is echoed back as the result. */
@@ -9,7 +14,9 @@ export class ThinkTool extends BaseTool {
     description: 'A reasoning scratchpad. Think through a problem step by step. Input is echoed.',
     parameters: {
       type: 'object',
-      properties: { thought: { type: 'string', description: 'Your reasoning or thought process.' } },
+      properties: {
+        thought: { type: 'string', description: 'Your reasoning or thought process.' },
+      },
       required: ['thought'],
     },
     category: 'reasoning',

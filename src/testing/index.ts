@@ -1,0 +1,1 @@
+export { ScriptedTool, type ScriptedToolOptions, type ScriptedToolStep } from './scripted-tool.js';

@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const run = promisify(execFile);
+
+/** Runs an example the way a reader would (`npx tsx examples/x.ts`) and returns its stdout. */
+async function runExample(name: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', `examples/${name}.ts`], {
+    cwd: ROOT,
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+describe.concurrent('examples/ (the tools.md examples as runnable TypeScript)', () => {
+  it('calculator prints 21.0 and true', async () => {
+    expect(await runExample('calculator')).toBe('21.0\ntrue\n');
+  });
+
+  it('think echoes the thought', async () => {
+    expect(await runExample('think')).toBe('Let me break this problem into steps...\ntrue\n');
+  });
+
+  it('tool-executor lists the OpenAI tools, reports the call on the bus and prints 4', async () => {
+    expect(await runExample('tool-executor')).toBe(
+      'calculator, think\n[tool_call_end] calculator success=true\n4\n',
+    );
+  });
+
+  it('tool-descriptions prints the Markdown sections', async () => {
+    const output = await runExample('tool-descriptions');
+    expect(output).toContain('### calculator\nEvaluate a mathematical expression safely.');
+    expect(output).toContain(
+      '\n\n### think\nA reasoning scratchpad. Think through a problem step by step. Input is echoed.\nCategory: reasoning\nParameters:\n  - thought (string, required): Your reasoning or thought process.\n',
+    );
+  });
+
+  it('custom-tool registers my_tool with the decorator and runs it by key', async () => {
+    expect(await runExample('custom-tool')).toBe('my_tool\nProcessed: this data\n');
+  });
+
+  it('zod-tool validates typed arguments and shows the model its mistake', async () => {
+    expect(await runExample('zod-tool')).toBe(
+      "Sunny in Oslo for the next 1 day(s).\nInvalid arguments for tool 'weather':\n- argument 'days' must be <= 7 (got number 30)\nExpected arguments: city (string, required), days (integer)\n",
+    );
+  });
+});
