@@ -205,7 +205,9 @@ export class ToolExecutor {
     const check = entry.validate(args);
     if (!check.ok) return this.#invalidArguments(state, entry, check.problems);
     if (entry.spec.requiresConfirmation) {
-      return this.#confirmation(state, entry, args).then((refusal) => refusal ?? this.#run(state, entry, args));
+      return this.#confirmation(state, entry, args).then(
+        (refusal) => refusal ?? this.#run(state, entry, args),
+      );
     }
     return this.#run(state, entry, args);
   }
@@ -285,13 +287,29 @@ export class ToolExecutor {
     const metadata = capped.truncated
       ? { ...raw.metadata, truncated: true, original_length: capped.originalLength }
       : raw.metadata;
-    const result: ToolResult = {
-      ...raw,
-      toolName: state.name,
-      content: capped.content,
-      metadata,
-      latencySeconds: elapsedSeconds(this.#clock, state.startedMs),
-    };
+    const latencySeconds = elapsedSeconds(this.#clock, state.startedMs);
+    const { usage, costUsd } = raw;
+    // Built field by field rather than spread: this runs on every call.
+    const result: ToolResult = raw.success
+      ? {
+          toolName: state.name,
+          content: capped.content,
+          success: true,
+          usage,
+          costUsd,
+          latencySeconds,
+          metadata,
+        }
+      : {
+          toolName: state.name,
+          content: capped.content,
+          success: false,
+          errorCode: raw.errorCode,
+          usage,
+          costUsd,
+          latencySeconds,
+          metadata,
+        };
     this.#publishEnd(state, result);
     return result;
   }
@@ -305,14 +323,14 @@ export class ToolExecutor {
   #publishEnd(state: CallState, result: ToolResult): void {
     const bus = this.#bus;
     if (bus === undefined || !bus.hasSubscribers('tool_call_end')) return;
-    bus.publish('tool_call_end', {
-      toolName: state.name,
-      callId: state.callId,
-      success: result.success,
-      latencySeconds: result.latencySeconds,
-      ...(result.success ? {} : { errorCode: result.errorCode }),
-      result,
-    });
+    const { name: toolName, callId } = state;
+    const { latencySeconds } = result;
+    bus.publish(
+      'tool_call_end',
+      result.success
+        ? { toolName, callId, success: true, latencySeconds, result }
+        : { toolName, callId, success: false, latencySeconds, errorCode: result.errorCode, result },
+    );
   }
 }
 

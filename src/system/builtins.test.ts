@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { Registry, type ToolRegistryEntry } from '../core/index.js';
+import { CalculatorTool, ThinkTool, ToolExecutor } from '../tools/index.js';
+import { registerBuiltins } from './builtins.js';
+
+describe('registerBuiltins', () => {
+  it('registers calculator and think under their keys, idempotently', () => {
+    const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
+    registerBuiltins(tools);
+    registerBuiltins(tools);
+    expect(tools.keys()).toEqual(['calculator', 'think']);
+    expect(tools.create('calculator')).toBeInstanceOf(CalculatorTool);
+    expect(tools.create('think')).toBeInstanceOf(ThinkTool);
+  });
+
+  it('keeps a tool the user registered under a built-in key', () => {
+    const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
+    const mine = () => new ThinkTool();
+    tools.registerValue('calculator', mine);
+    registerBuiltins(tools);
+    expect(tools.get('calculator')).toBe(mine);
+    expect(tools.keys()).toEqual(['calculator', 'think']);
+  });
+
+  it('gives tools that work through the executor by key', async () => {
+    const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
+    registerBuiltins(tools);
+    const executor = new ToolExecutor(tools.keys().map((key) => tools.create(key)));
+    const result = await executor.execute({
+      id: 'c',
+      name: 'calculator',
+      arguments: '{"expression": "15 * 340 / 100"}',
+    });
+    expect(result).toMatchObject({ success: true, content: '51.0' });
+  });
+});
