@@ -43,7 +43,8 @@ async function calibrate(fn: () => unknown, targetMs: number): Promise<number> {
   let count = 1;
   for (;;) {
     const elapsed = await timeBatch(fn, count);
-    if (elapsed >= targetMs / 4 || count >= 1 << 24) return Math.max(1, Math.round((count * targetMs) / Math.max(elapsed, 0.001)));
+    if (elapsed >= targetMs / 4 || count >= 1 << 24)
+      return Math.max(1, Math.round((count * targetMs) / Math.max(elapsed, 0.001)));
     count *= 4;
   }
 }
@@ -51,14 +52,19 @@ async function calibrate(fn: () => unknown, targetMs: number): Promise<number> {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 /**
  * Measures every case of a suite, interleaving the cases sample by sample so that machine noise (another
  * process, frequency changes) hits all of them alike.
  */
-export async function measureSuite(suite: BenchSuite, options: MeasureOptions): Promise<BenchResult[]> {
+export async function measureSuite(
+  suite: BenchSuite,
+  options: MeasureOptions,
+): Promise<BenchResult[]> {
   const batches = new Map<string, number>();
   for (const benchCase of suite.cases) {
     await timeBatch(benchCase.run, 1_000); // warm up the JIT
@@ -91,13 +97,19 @@ export function formatTable(suite: BenchSuite, results: readonly BenchResult[]):
   const byName = new Map(results.map((result) => [result.name, result]));
   const rows = results.map((result) => {
     const base = result.baseline === undefined ? undefined : byName.get(result.baseline);
-    const ratio = base === undefined ? '1.00x (baseline)' : `${(result.medianNs / base.medianNs).toFixed(2)}x ${result.baseline}`;
+    const ratio =
+      base === undefined
+        ? '1.00x (baseline)'
+        : `${(result.medianNs / base.medianNs).toFixed(2)}x ${result.baseline}`;
     const delta = base === undefined ? '' : `+${formatNs(result.medianNs - base.medianNs)}`;
     return [result.name, formatNs(result.medianNs), ratio, delta];
   });
   const header = ['case', 'median/op', 'ratio', 'overhead/op'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
   const rule = widths.map((width) => '-'.repeat(width)).join('  ');
   const goal = suite.goal === undefined ? '' : `\ngoal: ${suite.goal}`;
   return [`## ${suite.name}`, line(header), rule, ...rows.map(line)].join('\n') + goal;

@@ -37,7 +37,11 @@ export const toolExecutorSuite: BenchSuite = {
   goal: 'executor overhead at most 5 µs per call at the median (overhead column of the executor rows)',
   cases: [
     { name: 'direct tool.execute()', run: () => noop.execute(args, context) },
-    { name: 'executor.execute()', baseline: 'direct tool.execute()', run: () => quiet.execute(call) },
+    {
+      name: 'executor.execute()',
+      baseline: 'direct tool.execute()',
+      run: () => quiet.execute(call),
+    },
     {
       name: 'executor.execute() + bus with 2 subscribers',
       baseline: 'direct tool.execute()',

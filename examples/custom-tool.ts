@@ -36,5 +36,9 @@ export class MyTool extends BaseTool {
 console.log(ToolRegistry.keys().join(', ')); // "my_tool"
 const tool = ToolRegistry.create('my_tool');
 const executor = new ToolExecutor([tool]);
-const result = await executor.execute({ id: 'call_1', name: 'my_tool', arguments: '{"input": "this data"}' });
+const result = await executor.execute({
+  id: 'call_1',
+  name: 'my_tool',
+  arguments: '{"input": "this data"}',
+});
 console.log(result.content); // "Processed: this data"

@@ -12,5 +12,9 @@ const executor = new ToolExecutor([new CalculatorTool(), new ThinkTool()], { bus
 const openaiTools = executor.getOpenAITools();
 console.log(openaiTools.map((tool) => tool.function.name).join(', ')); // "calculator, think"
 
-const result = await executor.execute({ id: 'call_1', name: 'calculator', arguments: '{"expression": "2+2"}' });
+const result = await executor.execute({
+  id: 'call_1',
+  name: 'calculator',
+  arguments: '{"expression": "2+2"}',
+});
 console.log(result.content); // "4"

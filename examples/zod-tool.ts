@@ -14,6 +14,11 @@ const weather = defineTool({
 });
 
 const executor = new ToolExecutor([weather]);
-console.log((await executor.execute({ id: 'c1', name: 'weather', arguments: '{"city": "Oslo"}' })).content);
+console.log(
+  (await executor.execute({ id: 'c1', name: 'weather', arguments: '{"city": "Oslo"}' })).content,
+);
 // A model's mistake comes back as a result it can read and repair:
-console.log((await executor.execute({ id: 'c2', name: 'weather', arguments: '{"city": "Oslo", "days": 30}' })).content);
+console.log(
+  (await executor.execute({ id: 'c2', name: 'weather', arguments: '{"city": "Oslo", "days": 30}' }))
+    .content,
+);

@@ -18,10 +18,14 @@ console.log(result.content);
 describe('a program that used the ToolExecutor', () => {
   it('exits as soon as its work is done, not when the tool timeout would have passed', async () => {
     const started = Date.now();
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
-      cwd: ROOT,
-      timeout: 20_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', SCRIPT],
+      {
+        cwd: ROOT,
+        timeout: 20_000,
+      },
+    );
     expect(stdout).toBe('42\n');
     // The default tool timeout is 30 s; a lingering timer would hold the process at least that long.
     expect(Date.now() - started).toBeLessThan(20_000);

@@ -4,7 +4,11 @@ import type { OpenAIFunctionTool } from './tool-spec.js';
 import type { TokenUsage } from './usage.js';
 
 /** How the model may use the offered tools (OpenAI `tool_choice`). */
-export type ToolChoice = 'auto' | 'none' | 'required' | { readonly type: 'function'; readonly function: { readonly name: string } };
+export type ToolChoice =
+  | 'auto'
+  | 'none'
+  | 'required'
+  | { readonly type: 'function'; readonly function: { readonly name: string } };
 
 /** Options of one model call. */
 export interface GenerateOptions {

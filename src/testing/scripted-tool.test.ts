@@ -22,7 +22,9 @@ describe('ScriptedTool', () => {
   it('is strict about leftover steps and calls beyond the script', async () => {
     const leftover = new ScriptedTool({ name: 'a', steps: ['x', 'y'] });
     await leftover.execute({});
-    expect(() => leftover.assertAllStepsConsumed()).toThrow("ScriptedTool 'a': 1 scripted step(s) were never used");
+    expect(() => leftover.assertAllStepsConsumed()).toThrow(
+      "ScriptedTool 'a': 1 scripted step(s) were never used",
+    );
     const extra = new ScriptedTool({ name: 'b', steps: [] });
     expect(await extra.execute({ n: 1 })).toMatchObject({ success: false });
     expect(() => extra.assertAllStepsConsumed()).toThrow('1 unexpected call(s): [{"n":1}]');

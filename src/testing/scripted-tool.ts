@@ -15,7 +15,10 @@ export type ScriptedToolStep =
   | string
   | ToolResult
   | Error
-  | ((args: ToolArguments, context: ToolContext | undefined) => string | ToolResult | Promise<string | ToolResult>);
+  | ((
+      args: ToolArguments,
+      context: ToolContext | undefined,
+    ) => string | ToolResult | Promise<string | ToolResult>);
 
 /** Options of a `ScriptedTool`. */
 export interface ScriptedToolOptions {
@@ -56,7 +59,11 @@ export class ScriptedTool implements Tool {
     const step = this.#steps.shift();
     if (step === undefined) {
       this.#unexpected.push(params);
-      return toolFailure(this.toolId, 'execution_failed', `ScriptedTool '${this.toolId}' has no step left for this call`);
+      return toolFailure(
+        this.toolId,
+        'execution_failed',
+        `ScriptedTool '${this.toolId}' has no step left for this call`,
+      );
     }
     if (step instanceof Error) throw step;
     const output = typeof step === 'function' ? await step(params, context) : step;
@@ -66,10 +73,14 @@ export class ScriptedTool implements Tool {
   /** Throws when steps are left over or a call came after the script ended. */
   assertAllStepsConsumed(): void {
     const problems: string[] = [];
-    if (this.#steps.length > 0) problems.push(`${this.#steps.length} scripted step(s) were never used`);
+    if (this.#steps.length > 0)
+      problems.push(`${this.#steps.length} scripted step(s) were never used`);
     if (this.#unexpected.length > 0) {
-      problems.push(`${this.#unexpected.length} unexpected call(s): ${JSON.stringify(this.#unexpected)}`);
+      problems.push(
+        `${this.#unexpected.length} unexpected call(s): ${JSON.stringify(this.#unexpected)}`,
+      );
     }
-    if (problems.length > 0) throw new Error(`ScriptedTool '${this.toolId}': ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(`ScriptedTool '${this.toolId}': ${problems.join('; ')}`);
   }
 }

@@ -33,7 +33,8 @@ export interface DeadlineRun {
 export function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
   const { entry, signal, fail } = run;
   const name = entry.spec.name;
-  if (signal?.aborted) return Promise.resolve(fail('cancelled', `Tool '${name}' was cancelled before it started.`));
+  if (signal?.aborted)
+    return Promise.resolve(fail('cancelled', `Tool '${name}' was cancelled before it started.`));
   // One promise settled by whichever comes first: the tool, the deadline, or the caller's abort. Built by hand
   // rather than with Promise.race because this is the hot path of every tool call.
   return new Promise<ToolResult>((resolve) => {
@@ -48,8 +49,14 @@ export function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
     };
     const deadline = run.deadlines.add(run.startedMs + entry.timeoutMs, () => {
       abort.abort(new Error(`Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}`));
-      run.bus?.publish('tool_timeout', { toolName: name, callId: run.callId, timeoutMs: entry.timeoutMs });
-      settle(fail('timed_out', `Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}.`));
+      run.bus?.publish('tool_timeout', {
+        toolName: name,
+        callId: run.callId,
+        timeoutMs: entry.timeoutMs,
+      });
+      settle(
+        fail('timed_out', `Tool '${name}' timed out after ${formatSeconds(entry.timeoutMs)}.`),
+      );
     });
     const onCallerAbort = (): void => {
       abort.abort(signal?.reason);
@@ -57,7 +64,7 @@ export function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
     };
     if (signal !== undefined) signal.addEventListener('abort', onCallerAbort, { once: true });
     const context = new CallContext(abort, run.callId, run.bus);
-    invoke(entry.tool, name, run.args, context, fail).then(settle);
+    void invoke(entry.tool, name, run.args, context, fail).then(settle);
   });
 }
 
@@ -111,9 +118,13 @@ function invoke(
   context: ToolContext,
   fail: DeadlineRun['fail'],
 ): Promise<ToolResult> {
-  const onError = (error: unknown): ToolResult => fail('execution_failed', `Tool execution error: ${describeError(error)}`);
+  const onError = (error: unknown): ToolResult =>
+    fail('execution_failed', `Tool execution error: ${describeError(error)}`);
   try {
-    return Promise.resolve(tool.execute(args, context)).then((value) => normalizeResult(name, value), onError);
+    return Promise.resolve(tool.execute(args, context)).then(
+      (value) => normalizeResult(name, value),
+      onError,
+    );
   } catch (error) {
     return Promise.resolve(onError(error));
   }
