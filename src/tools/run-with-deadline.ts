@@ -133,6 +133,7 @@ function invoke(
 /** Makes whatever a tool returned into a well-formed result (tools written in plain JS may return anything). */
 export function normalizeResult(toolName: string, value: unknown): ToolResult {
   if (typeof value === 'string') return toolSuccess(toolName, value);
+  if (isWellFormedResult(value)) return value;
   if (!isPlainObject(value) && (typeof value !== 'object' || value === null)) {
     return toolSuccess(toolName, value === undefined ? '' : String(value));
   }
@@ -147,6 +148,21 @@ export function normalizeResult(toolName: string, value: unknown): ToolResult {
   return raw.success === false
     ? toolFailure(toolName, raw.errorCode ?? 'tool_error', content, extra)
     : toolSuccess(toolName, content, extra);
+}
+
+/** True for a result that needs no repair (what `BaseTool` and `defineTool` tools return). */
+function isWellFormedResult(value: unknown): value is ToolResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const result = value as Partial<ToolResult> & { errorCode?: unknown };
+  return (
+    typeof result.content === 'string' &&
+    typeof result.costUsd === 'number' &&
+    typeof result.usage === 'object' &&
+    result.usage !== null &&
+    typeof result.metadata === 'object' &&
+    result.metadata !== null &&
+    (result.success === true || (result.success === false && typeof result.errorCode === 'string'))
+  );
 }
 
 function stringify(value: unknown): string {
