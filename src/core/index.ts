@@ -1,6 +1,18 @@
 export { type Clock, elapsedSeconds, systemClock } from './clock.js';
 export { Conversation, type ConversationOptions } from './conversation.js';
 export {
+  EngineError,
+  type EngineErrorCode,
+  type EngineErrorOptions,
+  type FinishReason,
+  type GenerateOptions,
+  type GenerateResult,
+  type InferenceEngine,
+  type SignalOptions,
+  type StreamChunk,
+  type ToolChoice,
+} from './engine.js';
+export {
   describeError,
   JarvisError,
   type JarvisErrorCode,
