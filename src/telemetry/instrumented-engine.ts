@@ -1,0 +1,156 @@
+import {
+  type Clock,
+  describeError,
+  type EventBus,
+  elapsedSeconds,
+  type GenerateOptions,
+  type GenerateResult,
+  type InferenceEngine,
+  JarvisError,
+  type Message,
+  type SignalOptions,
+  type StreamChunk,
+  systemClock,
+  ZERO_USAGE,
+} from '../core/index.js';
+import { type InferenceStartPayload, inferenceEndPayload } from './telemetry-events.js';
+import { PriceList, type PricingTable } from './telemetry-pricing.js';
+import { buildTelemetryRecord, sanitizeUsage } from './telemetry-record.js';
+import { measureStream, type StreamOutcome } from './telemetry-stream.js';
+
+/** Options of an `InstrumentedEngine`. */
+export interface InstrumentedEngineOptions {
+  /** The engine whose calls are measured. */
+  readonly engine: InferenceEngine;
+  /** Where `inference_start`, `inference_end` and `telemetry_record` are published. */
+  readonly bus: EventBus;
+  readonly clock?: Clock;
+  /** Prices per model, used for `costUsd`; models missing here cost 0. */
+  readonly pricing?: PricingTable;
+}
+
+/** When and what a call started with. */
+interface CallStart {
+  readonly timestampMs: number;
+  readonly startedMs: number;
+  readonly model: string;
+}
+
+/** Whatever an engine value may carry to say it is already instrumented. */
+interface MaybeInstrumented {
+  readonly isInstrumented?: unknown;
+}
+
+/**
+ * Wraps an engine and publishes `inference_start`, `inference_end` and `telemetry_record` around every
+ * `generate` and `stream` call, for failures too; results, chunks and errors pass through unchanged.
+ */
+export class InstrumentedEngine implements InferenceEngine {
+  /** Tells agents that this engine already publishes inference events, so they must not publish them too. */
+  readonly isInstrumented = true;
+  readonly engineId: string;
+  readonly #engine: InferenceEngine;
+  readonly #bus: EventBus;
+  readonly #clock: Clock;
+  readonly #prices: PriceList;
+
+  /** Throws a `JarvisError` when `engine` is instrumented already (every call would be recorded twice). */
+  constructor(options: InstrumentedEngineOptions) {
+    if ((options.engine as MaybeInstrumented).isInstrumented === true) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `engine '${options.engine.engineId}' is already instrumented; wrap the inner engine only once, or every call is recorded twice`,
+      });
+    }
+    this.#engine = options.engine;
+    this.engineId = options.engine.engineId;
+    this.#bus = options.bus;
+    this.#clock = options.clock ?? systemClock;
+    this.#prices = new PriceList(options.pricing);
+  }
+
+  /** Calls the wrapped engine's `generate`, publishing the events; a failure is recorded and rethrown. */
+  async generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
+    const start = this.#start(messages, options.model);
+    let result: GenerateResult;
+    try {
+      result = await this.#engine.generate(messages, options);
+    } catch (error) {
+      this.#finish(start, {
+        usage: ZERO_USAGE,
+        latencySeconds: elapsedSeconds(this.#clock, start.startedMs),
+        ttftSeconds: 0,
+        error: describeError(error),
+      });
+      throw error;
+    }
+    this.#finish(start, {
+      usage: result.usage,
+      latencySeconds: elapsedSeconds(this.#clock, start.startedMs),
+      ttftSeconds: result.ttftSeconds,
+    });
+    return result;
+  }
+
+  /**
+   * Streams from the wrapped engine, publishing `inference_start` at the first read and the end events when
+   * the stream ends, throws or is abandoned; the time to the first token is the time to the first chunk.
+   */
+  async *stream(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): AsyncIterable<StreamChunk> {
+    const start = this.#start(messages, options.model);
+    yield* measureStream(
+      () => this.#engine.stream(messages, options),
+      this.#clock,
+      (outcome) => this.#finish(start, outcome),
+    );
+  }
+
+  /** Asks the wrapped engine (not measured). */
+  listModels(options?: SignalOptions): Promise<readonly string[]> {
+    return this.#engine.listModels(options);
+  }
+
+  /** Asks the wrapped engine (not measured). */
+  health(options?: SignalOptions): Promise<boolean> {
+    return this.#engine.health(options);
+  }
+
+  /** Closes the wrapped engine. */
+  close(): Promise<void> {
+    return this.#engine.close();
+  }
+
+  #start(messages: readonly Message[], model: string): CallStart {
+    const payload: InferenceStartPayload = {
+      model,
+      engine: this.engineId,
+      messageCount: messages.length,
+    };
+    const start: CallStart = {
+      timestampMs: this.#clock.nowMs(),
+      startedMs: this.#clock.monotonicMs(),
+      model,
+    };
+    this.#bus.publish('inference_start', payload);
+    return start;
+  }
+
+  #finish(start: CallStart, outcome: StreamOutcome): void {
+    const usage = sanitizeUsage(outcome.usage);
+    const record = buildTelemetryRecord({
+      timestampMs: start.timestampMs,
+      model: start.model,
+      engine: this.engineId,
+      usage,
+      latencySeconds: outcome.latencySeconds,
+      ttftSeconds: outcome.ttftSeconds,
+      costUsd: this.#prices.costUsd(start.model, usage),
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    });
+    this.#bus.publish('inference_end', inferenceEndPayload(record));
+    this.#bus.publish('telemetry_record', { record });
+  }
+}

@@ -1,0 +1,410 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GenerateResult, InferenceEngine } from '../core/engine.js';
+import { type Clock, createMessage, EventBus, Role } from '../core/index.js';
+import { InstrumentedEngine } from './instrumented-engine.js';
+import type { TelemetryRecord } from './telemetry-record.js';
+import {
+  PYTHON_TELEMETRY_TABLE,
+  TELEMETRY_APPLICATION_ID,
+  TELEMETRY_SCHEMA_VERSION,
+} from './telemetry-schema.js';
+import { TelemetryStore } from './telemetry-store.js';
+
+let directory: string;
+const openStores: TelemetryStore[] = [];
+
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'openjarvis-telemetry-'));
+});
+
+afterEach(() => {
+  for (const store of openStores.splice(0)) store.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function openStore(dbPath = join(directory, 'nested', 'folder', 'telemetry.db')): TelemetryStore {
+  const store = new TelemetryStore({ dbPath });
+  openStores.push(store);
+  return store;
+}
+
+function record(overrides: Partial<TelemetryRecord> = {}): TelemetryRecord {
+  return {
+    timestampMs: 1_000,
+    model: 'small',
+    engine: 'ollama',
+    promptTokens: 10,
+    completionTokens: 20,
+    totalTokens: 30,
+    latencySeconds: 1,
+    ttftSeconds: 0.5,
+    throughputTokensPerSecond: 40,
+    costUsd: 0.25,
+    success: true,
+    ...overrides,
+  };
+}
+
+/** Runs `read` on a second, independent connection to the file. */
+function inspect<T>(dbPath: string, read: (db: Database.Database) => T): T {
+  const db = new Database(dbPath);
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+function catchError(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the action to throw');
+}
+
+describe('TelemetryStore schema', () => {
+  it('creates the folders and a WAL database with versioned schema and indexes', () => {
+    const dbPath = join(directory, 'a', 'b', 'telemetry.db');
+    openStore(dbPath).close();
+
+    const facts = inspect(dbPath, (db) => ({
+      journalMode: db.pragma('journal_mode', { simple: true }),
+      userVersion: db.pragma('user_version', { simple: true }),
+      applicationId: db.pragma('application_id', { simple: true }),
+      indexes: (
+        db
+          .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'telemetry'")
+          .all() as { name: string }[]
+      ).map((row) => row.name),
+    }));
+    expect(facts).toEqual({
+      journalMode: 'wal',
+      userVersion: TELEMETRY_SCHEMA_VERSION,
+      applicationId: TELEMETRY_APPLICATION_ID,
+      indexes: ['telemetry_timestamp_ms_index', 'telemetry_model_index'],
+    });
+  });
+
+  it('keeps records across close and reopen, and close is idempotent', () => {
+    const dbPath = join(directory, 'telemetry.db');
+    const first = openStore(dbPath);
+    first.record(record({ model: 'kept' }));
+    first.close();
+    first.close();
+    expect(openStore(dbPath).recent(5)).toEqual([record({ model: 'kept' })]);
+  });
+
+  it('works in memory', () => {
+    const store = openStore(':memory:');
+    store.record(record());
+    expect(store.recent(1)).toEqual([record()]);
+  });
+
+  it('refuses a file that is not a database, naming it and leaving it untouched', () => {
+    const dbPath = join(directory, 'telemetry.db');
+    const text = `${'this is a shopping list, not a database\n'.repeat(20)}`;
+    writeFileSync(dbPath, text);
+
+    const error = catchError(() => openStore(dbPath));
+
+    expect(error).toMatchObject({ code: 'telemetry_database_unreadable' });
+    expect((error as Error).message).toContain(dbPath);
+    expect((error as Error).message).toContain('file is not a database');
+    expect(readFileSync(dbPath, 'utf8')).toBe(text);
+    expect(existsSync(`${dbPath}-wal`)).toBe(false);
+  });
+
+  it('refuses a database of another program without changing it', () => {
+    const dbPath = join(directory, 'memory.db');
+    inspect(dbPath, (db) =>
+      db.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x')"),
+    );
+
+    const error = catchError(() => openStore(dbPath));
+
+    expect(error).toMatchObject({ code: 'telemetry_database_incompatible' });
+    expect((error as Error).message).toContain(dbPath);
+    expect((error as Error).message).toContain('notes');
+    expect(
+      inspect(dbPath, (db) => ({
+        tables: db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all(),
+        userVersion: db.pragma('user_version', { simple: true }),
+      })),
+    ).toEqual({ tables: [{ name: 'notes' }], userVersion: 0 });
+  });
+
+  it('refuses a file written with a newer schema version', () => {
+    const dbPath = join(directory, 'telemetry.db');
+    openStore(dbPath).close();
+    inspect(dbPath, (db) => db.pragma('user_version = 99'));
+
+    const error = catchError(() => openStore(dbPath));
+
+    expect(error).toMatchObject({ code: 'telemetry_database_incompatible' });
+    expect((error as Error).message).toMatch(/schema version 99.*reads up to 1/);
+  });
+
+  it('upgrades a database of the Python OpenJarvis and keeps its original table', () => {
+    const dbPath = join(directory, 'telemetry.db');
+    inspect(dbPath, (db) => {
+      db.exec(`CREATE TABLE telemetry (id INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL,
+        model_id TEXT NOT NULL, engine TEXT NOT NULL DEFAULT '', agent TEXT NOT NULL DEFAULT '',
+        prompt_tokens INTEGER NOT NULL DEFAULT 0, completion_tokens INTEGER NOT NULL DEFAULT 0,
+        total_tokens INTEGER NOT NULL DEFAULT 0, latency_seconds REAL NOT NULL DEFAULT 0,
+        ttft REAL NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0, metadata TEXT NOT NULL DEFAULT '{}')`);
+      db.exec(`INSERT INTO telemetry (timestamp, model_id, engine, prompt_tokens, completion_tokens,
+        total_tokens, latency_seconds, ttft, cost_usd) VALUES (1700000000.5, 'qwen3:8b', 'ollama', 3, 4, 7, 2, 0.5, 0)`);
+    });
+
+    expect(openStore(dbPath).recent(10)).toEqual([
+      record({
+        timestampMs: 1_700_000_000_500,
+        model: 'qwen3:8b',
+        promptTokens: 3,
+        completionTokens: 4,
+        totalTokens: 7,
+        latencySeconds: 2,
+        throughputTokensPerSecond: 0,
+        costUsd: 0,
+      }),
+    ]);
+    expect(
+      inspect(dbPath, (db) => db.prepare(`SELECT model_id FROM ${PYTHON_TELEMETRY_TABLE}`).all()),
+    ).toEqual([{ model_id: 'qwen3:8b' }]);
+  });
+
+  it('rejects an empty path', () => {
+    expect(catchError(() => openStore('  '))).toMatchObject({ code: 'invalid_argument' });
+  });
+});
+
+describe('TelemetryStore records', () => {
+  it('returns the latest records newest first, with errors of failed calls', () => {
+    const store = openStore();
+    store.record(record({ timestampMs: 1 }));
+    store.record(record({ timestampMs: 3, success: false, error: 'engine down' }));
+    store.record(record({ timestampMs: 2 }));
+
+    expect(store.recent(2)).toEqual([
+      record({ timestampMs: 3, success: false, error: 'engine down' }),
+      record({ timestampMs: 2 }),
+    ]);
+    expect(store.recent(0)).toEqual([]);
+    expect(catchError(() => store.recent(-1))).toMatchObject({ code: 'invalid_argument' });
+  });
+
+  it('refuses an invalid record and any call after close', () => {
+    const store = openStore();
+    const bad = { ...record(), latencySeconds: Number.NaN };
+    expect((catchError(() => store.record(bad)) as Error).message).toBe(
+      "invalid telemetry record: 'latencySeconds' must be a finite number",
+    );
+    store.close();
+    expect(catchError(() => store.record(record()))).toMatchObject({
+      code: 'telemetry_store_closed',
+    });
+    expect(catchError(() => store.summary())).toMatchObject({ code: 'telemetry_store_closed' });
+  });
+});
+
+describe('TelemetryStore.summary', () => {
+  function fillKnownData(store: TelemetryStore): void {
+    // small@ollama: 20 successes with latencies 20, 19, …, 1 (p95 by nearest rank = 19), 2 failures.
+    for (let latency = 20; latency >= 1; latency -= 1) {
+      store.record(
+        record({ timestampMs: 100 + latency * 5, latencySeconds: latency, ttftSeconds: 0.25 }),
+      );
+    }
+    for (const timestampMs of [50, 200]) {
+      store.record(
+        record({
+          timestampMs,
+          latencySeconds: 100,
+          ttftSeconds: 0,
+          promptTokens: 5,
+          completionTokens: 0,
+          totalTokens: 5,
+          costUsd: 0,
+          success: false,
+          error: 'engine down',
+        }),
+      );
+    }
+    // small@vllm: same model on another engine, latencies 3, 1, 2.
+    for (const latency of [3, 1, 2]) {
+      store.record(
+        record({
+          engine: 'vllm',
+          timestampMs: 150,
+          latencySeconds: latency,
+          ttftSeconds: latency / 4,
+        }),
+      );
+    }
+    // big@ollama: failures only.
+    store.record(
+      record({ model: 'big', timestampMs: 300, success: false, error: 'oom', costUsd: 0 }),
+    );
+  }
+
+  it('aggregates per model and engine with exact means, nearest-rank p95 and totals', () => {
+    const store = openStore();
+    fillKnownData(store);
+
+    expect(store.summary()).toEqual([
+      {
+        model: 'big',
+        engine: 'ollama',
+        calls: 1,
+        failures: 1,
+        promptTokens: 10,
+        completionTokens: 20,
+        totalTokens: 30,
+        meanLatencySeconds: 0,
+        p95LatencySeconds: 0,
+        meanTtftSeconds: 0,
+        totalCostUsd: 0,
+      },
+      {
+        model: 'small',
+        engine: 'ollama',
+        calls: 22,
+        failures: 2,
+        promptTokens: 20 * 10 + 2 * 5,
+        completionTokens: 20 * 20,
+        totalTokens: 20 * 30 + 2 * 5,
+        meanLatencySeconds: 10.5,
+        p95LatencySeconds: 19,
+        meanTtftSeconds: 0.25,
+        totalCostUsd: 5,
+      },
+      {
+        model: 'small',
+        engine: 'vllm',
+        calls: 3,
+        failures: 0,
+        promptTokens: 30,
+        completionTokens: 60,
+        totalTokens: 90,
+        meanLatencySeconds: 2,
+        p95LatencySeconds: 3,
+        meanTtftSeconds: 0.5,
+        totalCostUsd: 0.75,
+      },
+    ]);
+  });
+
+  it('counts only calls that started at or after sinceMs', () => {
+    const store = openStore();
+    fillKnownData(store);
+
+    const summary = store.summary({ sinceMs: 150 });
+
+    expect(
+      summary.map((entry) => [entry.model, entry.engine, entry.calls, entry.failures]),
+    ).toEqual([
+      ['big', 'ollama', 1, 1],
+      ['small', 'ollama', 12, 1],
+      ['small', 'vllm', 3, 0],
+    ]);
+    // Successes from 150 on have latencies 10..20: 11 values, nearest rank ceil(10.45) = 11th = 20.
+    expect(summary[1]).toMatchObject({ meanLatencySeconds: 15, p95LatencySeconds: 20 });
+    expect(store.summary({ sinceMs: 1_000 })).toEqual([]);
+  });
+});
+
+describe('TelemetryStore.attach', () => {
+  const clock: Clock = { nowMs: () => 42_000, monotonicMs: () => 0 };
+
+  it('stores every telemetry_record an instrumented engine publishes', async () => {
+    const store = openStore();
+    const bus = new EventBus({ clock });
+    store.attach(bus);
+    const reply: GenerateResult = {
+      content: 'hi',
+      toolCalls: [],
+      usage: { promptTokens: 2, completionTokens: 3, totalTokens: 5 },
+      finishReason: 'stop',
+      model: 'small',
+      ttftSeconds: 0,
+    };
+    const inner: InferenceEngine = {
+      engineId: 'scripted',
+      generate: async () => reply,
+      stream: () => {
+        throw new Error('not used');
+      },
+      listModels: async () => [],
+      health: async () => true,
+      close: async () => {},
+    };
+    const engine = new InstrumentedEngine({ engine: inner, bus, clock });
+
+    await engine.generate([createMessage(Role.USER, 'hello')], { model: 'small' });
+    expect(store.lastWriteError).toBeUndefined();
+
+    expect(store.recent(10)).toEqual([
+      expect.objectContaining({
+        timestampMs: 42_000,
+        model: 'small',
+        engine: 'scripted',
+        totalTokens: 5,
+      }),
+    ]);
+    expect(store.writeFailures).toBe(0);
+  });
+
+  it('counts payloads it cannot store without throwing into the publisher', () => {
+    const store = openStore();
+    const bus = new EventBus({ clock });
+    store.attach(bus);
+
+    expect(() =>
+      bus.publish('telemetry_record', { record: { model: 'no numbers' } }),
+    ).not.toThrow();
+    expect(() => bus.publish('telemetry_record', {})).not.toThrow();
+
+    expect(store.writeFailures).toBe(2);
+    expect(store.lastWriteError).toMatchObject({
+      code: 'invalid_argument',
+      message: 'invalid telemetry record: a telemetry record must be an object',
+    });
+    expect(bus.listenerErrors).toEqual([]);
+    expect(store.recent(10)).toEqual([]);
+  });
+
+  it('counts a real storage failure and keeps the latest error', () => {
+    const dbPath = join(directory, 'telemetry.db');
+    const store = openStore(dbPath);
+    const bus = new EventBus({ clock });
+    store.attach(bus);
+    inspect(dbPath, (db) => db.exec('DROP TABLE telemetry'));
+
+    bus.publish('telemetry_record', { record: record() });
+
+    expect(store.writeFailures).toBe(1);
+    expect(String(store.lastWriteError)).toMatch(/telemetry/);
+  });
+
+  it('stops storing after unsubscribe and after close', () => {
+    const store = openStore();
+    const bus = new EventBus({ clock, recordHistory: false });
+    const detach = store.attach(bus);
+    bus.publish('telemetry_record', { record: record({ timestampMs: 1 }) });
+    detach();
+    bus.publish('telemetry_record', { record: record({ timestampMs: 2 }) });
+    expect(store.recent(10).map((stored) => stored.timestampMs)).toEqual([1]);
+
+    store.attach(bus);
+    store.close();
+    bus.publish('telemetry_record', { record: record({ timestampMs: 3 }) });
+    expect(bus.hasSubscribers('telemetry_record')).toBe(false);
+    expect(store.writeFailures).toBe(0);
+  });
+});

@@ -1,0 +1,164 @@
+import { type EventBus, JarvisError } from '../core/index.js';
+import { findTelemetryRecordProblem, type TelemetryRecord } from './telemetry-record.js';
+import {
+  openTelemetryDatabase,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from './telemetry-schema.js';
+import {
+  SUMMARY_SQL,
+  type TelemetrySummaryEntry,
+  type TelemetrySummaryOptions,
+} from './telemetry-summary.js';
+
+/** Options of a `TelemetryStore`. */
+export interface TelemetryStoreOptions {
+  /** The SQLite file (its folders are created), or `:memory:`. */
+  readonly dbPath: string;
+}
+
+const INSERT_SQL = `
+INSERT INTO telemetry (timestamp_ms, model, engine, prompt_tokens, completion_tokens, total_tokens,
+  latency_seconds, ttft_seconds, throughput_tokens_per_second, cost_usd, success, error)
+VALUES (@timestampMs, @model, @engine, @promptTokens, @completionTokens, @totalTokens,
+  @latencySeconds, @ttftSeconds, @throughputTokensPerSecond, @costUsd, @success, @error)
+`;
+
+const RECENT_SQL = `
+SELECT timestamp_ms AS timestampMs, model, engine, prompt_tokens AS promptTokens,
+  completion_tokens AS completionTokens, total_tokens AS totalTokens, latency_seconds AS latencySeconds,
+  ttft_seconds AS ttftSeconds, throughput_tokens_per_second AS throughputTokensPerSecond,
+  cost_usd AS costUsd, success, error
+FROM telemetry ORDER BY timestamp_ms DESC, id DESC LIMIT ?
+`;
+
+/** A row of `RECENT_SQL`. */
+type RecordRow = Omit<TelemetryRecord, 'success' | 'error'> & {
+  readonly success: number;
+  readonly error: string | null;
+};
+
+interface Statements {
+  readonly insert: SqliteStatement;
+  readonly summary: SqliteStatement;
+  readonly recent: SqliteStatement;
+}
+
+/** Stores telemetry records in SQLite (one row per model call) and answers per-model summaries. */
+export class TelemetryStore {
+  readonly dbPath: string;
+  #db: SqliteDatabase | undefined;
+  readonly #statements: Statements;
+  readonly #subscriptions = new Set<() => void>();
+  #writeFailures = 0;
+  #lastWriteError: unknown;
+
+  /** Opens or creates the database; throws a `JarvisError` naming the file when it cannot be used. */
+  constructor(options: TelemetryStoreOptions) {
+    this.dbPath = options.dbPath;
+    const db = openTelemetryDatabase(options.dbPath);
+    this.#db = db;
+    this.#statements = {
+      insert: db.prepare(INSERT_SQL),
+      summary: db.prepare(SUMMARY_SQL),
+      recent: db.prepare(RECENT_SQL),
+    };
+  }
+
+  /** How many records from the bus could not be stored (invalid payloads and write errors). */
+  get writeFailures(): number {
+    return this.#writeFailures;
+  }
+
+  /** The latest error behind `writeFailures`, or undefined when there was none. */
+  get lastWriteError(): unknown {
+    return this.#lastWriteError;
+  }
+
+  /** Stores one record; throws a `JarvisError` for an invalid record or a closed store. */
+  record(record: TelemetryRecord): void {
+    this.#open();
+    const problem = findTelemetryRecordProblem(record);
+    if (problem !== undefined) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `invalid telemetry record: ${problem}`,
+      });
+    }
+    this.#statements.insert.run({
+      ...record,
+      success: record.success ? 1 : 0,
+      error: record.error ?? null,
+    });
+  }
+
+  /**
+   * Stores every `telemetry_record` published on `bus`; returns a function that stops it. A record that
+   * cannot be stored never throws into the publisher: it is counted in `writeFailures` instead.
+   */
+  attach(bus: EventBus): () => void {
+    const unsubscribe = bus.subscribe('telemetry_record', (event) => {
+      try {
+        this.record(event.data.record as TelemetryRecord);
+      } catch (error) {
+        this.#writeFailures += 1;
+        this.#lastWriteError = error;
+      }
+    });
+    const detach = (): void => {
+      unsubscribe();
+      this.#subscriptions.delete(detach);
+    };
+    this.#subscriptions.add(detach);
+    return detach;
+  }
+
+  /** Calls, failures, tokens, latency, time to first token and cost per model and engine. */
+  summary(options: TelemetrySummaryOptions = {}): readonly TelemetrySummaryEntry[] {
+    this.#open();
+    const sinceMs = options.sinceMs ?? Number.NEGATIVE_INFINITY;
+    if (Number.isNaN(sinceMs)) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: 'summary sinceMs must be a number of milliseconds since the Unix epoch',
+      });
+    }
+    return this.#statements.summary.all({ sinceMs }) as TelemetrySummaryEntry[];
+  }
+
+  /** The latest `limit` records, newest first. */
+  recent(limit = 20): readonly TelemetryRecord[] {
+    this.#open();
+    if (!Number.isSafeInteger(limit) || limit < 0) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `recent limit must be a whole number >= 0 (got ${String(limit)})`,
+      });
+    }
+    const rows = this.#statements.recent.all(limit) as RecordRow[];
+    return rows.map(rowToRecord);
+  }
+
+  /** Detaches from every bus and closes the database; calling it again does nothing. */
+  close(): void {
+    for (const detach of [...this.#subscriptions]) detach();
+    this.#db?.close();
+    this.#db = undefined;
+  }
+
+  #open(): SqliteDatabase {
+    if (this.#db === undefined) {
+      throw new JarvisError({
+        code: 'telemetry_store_closed',
+        message: `the telemetry store for ${this.dbPath} is closed; create a new TelemetryStore`,
+      });
+    }
+    return this.#db;
+  }
+}
+
+function rowToRecord(row: RecordRow): TelemetryRecord {
+  const { success, error, ...fields } = row;
+  const record: TelemetryRecord = { ...fields, success: success === 1 };
+  return error === null ? record : { ...record, error };
+}
