@@ -41,6 +41,12 @@ export {
 } from './json.js';
 export { createMessage, type Message, Role, type ToolCall } from './messages.js';
 export {
+  type ReasoningParts,
+  ReasoningSplitter,
+  type ReasoningSplitterOptions,
+  splitReasoning,
+} from './reasoning.js';
+export {
   AgentRegistry,
   EngineRegistry,
   MemoryRegistry,
