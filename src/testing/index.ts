@@ -14,6 +14,26 @@ export {
   UnconsumedRepliesError,
   UnexpectedEngineCallError,
 } from './scripted-engine.js';
+export {
+  delayReply,
+  type RecordedRequest,
+  type ScriptedAnswer,
+  type ScriptedCutStreamFault,
+  type ScriptedDelayFault,
+  type ScriptedFault,
+  type ScriptedOpenAIServer,
+  type ScriptedReply,
+  type ScriptedReplyHandler,
+  type ScriptedResetFault,
+  type ScriptedServerMode,
+  type ScriptedServerOptions,
+  type ScriptedStallFault,
+  type ScriptedStatusFault,
+  type ScriptedToolCallReply,
+  type ScriptedTruncatedJsonFault,
+  type ScriptedUsage,
+  startScriptedOpenAIServer,
+} from './scripted-server.js';
 export { ScriptedTool, type ScriptedToolOptions, type ScriptedToolStep } from './scripted-tool.js';
 export {
   createTinyGguf,
