@@ -1,11 +1,28 @@
-import { type Registry, ToolRegistry, type ToolRegistryEntry } from '../core/index.js';
+import {
+  EngineRegistry,
+  type Registry,
+  ToolRegistry,
+  type ToolRegistryEntry,
+} from '../core/index.js';
 import { CalculatorTool, ThinkTool } from '../tools/index.js';
+import { createEngine, ENGINE_KEYS, type EngineSettings } from './engines.js';
 
 /** The built-in tools by registry key. */
 export const BUILTIN_TOOLS: ReadonlyArray<readonly [string, ToolRegistryEntry]> = [
   ['calculator', CalculatorTool],
   ['think', ThinkTool],
 ];
+
+/**
+ * Registers the built-in engine keys in the engine registry (the global one by default): each entry is a
+ * factory `(settings?: EngineSettings) => Promise<InferenceEngine>`. Idempotent, like `registerBuiltins`.
+ */
+export function registerBuiltinEngines(engines: Registry<unknown> = EngineRegistry): void {
+  for (const key of ENGINE_KEYS) {
+    if (!engines.contains(key))
+      engines.registerValue(key, (settings?: EngineSettings) => createEngine(key, settings));
+  }
+}
 
 /**
  * Registers the built-in tools in the given registry (the global `ToolRegistry` by default). Idempotent: keys

@@ -1,1 +1,14 @@
-export { BUILTIN_TOOLS, registerBuiltins } from './builtins.js';
+export { BUILTIN_TOOLS, registerBuiltinEngines, registerBuiltins } from './builtins.js';
+export {
+  type ChosenEngine,
+  createEngine,
+  type DiscoverOptions,
+  discoverEngines,
+  ENGINE_KEYS,
+  type EngineKey,
+  type EngineSettings,
+  engineAddress,
+  engineSettingsFromEnv,
+  type GetEngineOptions,
+  getEngine,
+} from './engines.js';
