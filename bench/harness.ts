@@ -87,6 +87,7 @@ export async function measureSuite(
 }
 
 function formatNs(ns: number): string {
+  if (ns < 0) return `-${formatNs(-ns)}`;
   if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
   if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;
   return `${ns.toFixed(0)} ns`;
@@ -101,7 +102,9 @@ export function formatTable(suite: BenchSuite, results: readonly BenchResult[]):
       base === undefined
         ? '1.00x (baseline)'
         : `${(result.medianNs / base.medianNs).toFixed(2)}x ${result.baseline}`;
-    const delta = base === undefined ? '' : `+${formatNs(result.medianNs - base.medianNs)}`;
+    const difference = base === undefined ? undefined : result.medianNs - base.medianNs;
+    const delta =
+      difference === undefined ? '' : `${difference >= 0 ? '+' : ''}${formatNs(difference)}`;
     return [result.name, formatNs(result.medianNs), ratio, delta];
   });
   const header = ['case', 'median/op', 'ratio', 'overhead/op'];

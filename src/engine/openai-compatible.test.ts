@@ -253,7 +253,7 @@ describe('OpenAICompatibleEngine answers', () => {
     });
   });
 
-  it('reads tool calls written as text only when textToolCalls is on and the tool was offered', async () => {
+  it('reads tool calls written as text only when textToolCalls is on (default for local servers) and the tool was offered', async () => {
     const content =
       '<tool_call>{"name": "calculator", "arguments": {"expression": "2+2"}}</tool_call>';
     const script: ScriptedReply[] = [{ content }, { content }, { content }];
@@ -270,10 +270,21 @@ describe('OpenAICompatibleEngine answers', () => {
     expect(chunks.at(-1)).toMatchObject({ finishReason: 'tool_calls' });
     const unoffered = await engine.generate(QUESTION, { model: MODEL });
     expect(unoffered).toMatchObject({ content, toolCalls: [] });
-    const { engine: plain } = await setup({ script: [{ content }] });
+    const { engine: switchedOff } = await setup(
+      { script: [{ content }] },
+      { textToolCalls: false },
+    );
     expect(
-      (await plain.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
+      (await switchedOff.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
     ).toEqual([]);
+    const { engine: hosted } = await setup({ script: [{ content }] }, { engineId: 'openai' });
+    expect(
+      (await hosted.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
+    ).toEqual([]);
+    const { engine: local } = await setup({ script: [{ content }] }, { engineId: 'llamacpp' });
+    expect(
+      (await local.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
+    ).toHaveLength(1);
   });
 
   it('rejects an answer without choices as engine_protocol_error naming the address', async () => {

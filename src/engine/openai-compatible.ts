@@ -46,7 +46,10 @@ export interface OpenAICompatibleEngineOptions {
   /** Longest wait of `health()` (default 2 s). */
   readonly healthTimeoutMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Also read tool calls that the model wrote into its text (for servers without a tool-call parser). */
+  /**
+   * Also read tool calls that the model wrote into its text (for servers without a tool-call parser). Default:
+   * on for the local servers (`vllm`, `llamacpp`, `sglang`, `lmstudio`), off for `openai`.
+   */
   readonly textToolCalls?: boolean;
   /** Ask streams for a usage chunk (`stream_options.include_usage`); default true. */
   readonly streamUsage?: boolean;
@@ -231,7 +234,7 @@ export class OpenAICompatibleEngine implements InferenceEngine {
   }
 
   #textToolNames(options: GenerateOptions): string[] {
-    if (this.#options.textToolCalls !== true) return [];
+    if (!(this.#options.textToolCalls ?? this.engineId !== 'openai')) return [];
     return (options.tools ?? []).map((tool) => tool.function.name);
   }
 
