@@ -1,3 +1,14 @@
+export {
+  type Agent,
+  type AgentContext,
+  AgentError,
+  type AgentErrorCode,
+  type AgentErrorOptions,
+  type AgentResult,
+  type AgentRunOptions,
+  type AgentStreamEvent,
+  createAgentContext,
+} from './agent.js';
 export { type Clock, elapsedSeconds, systemClock } from './clock.js';
 export { Conversation, type ConversationOptions } from './conversation.js';
 export {
@@ -48,6 +59,7 @@ export {
 } from './reasoning.js';
 export {
   AgentRegistry,
+  type AgentRegistryEntry,
   EngineRegistry,
   MemoryRegistry,
   ToolRegistry,

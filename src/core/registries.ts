@@ -1,3 +1,4 @@
+import type { Agent } from './agent.js';
 import { type RegistrableClass, Registry } from './registry.js';
 import type { Tool } from './tool.js';
 
@@ -11,8 +12,12 @@ export type ToolRegistryEntry = RegistrableClass<Tool> | ((...args: any[]) => To
  */
 export const ToolRegistry = new Registry<ToolRegistryEntry>('ToolRegistry');
 
+/** An agent class or a factory that makes an agent. */
+// biome-ignore lint/suspicious/noExplicitAny: a factory of any signature.
+export type AgentRegistryEntry = RegistrableClass<Agent> | ((...args: any[]) => Agent);
+
 /** Global registry of agent classes (`simple`, `orchestrator`, …). */
-export const AgentRegistry = new Registry<unknown>('AgentRegistry');
+export const AgentRegistry = new Registry<AgentRegistryEntry>('AgentRegistry');
 
 /** Global registry of inference engine classes (`ollama`, `vllm`, …). */
 export const EngineRegistry = new Registry<unknown>('EngineRegistry');

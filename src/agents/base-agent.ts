@@ -1,0 +1,150 @@
+import {
+  type Agent,
+  type AgentContext,
+  type AgentResult,
+  type AgentRunOptions,
+  type Clock,
+  type EventBus,
+  elapsedSeconds,
+  type GenerateOptions,
+  type GenerateResult,
+  type InferenceEngine,
+  type Message,
+  systemClock,
+  type ToolResult,
+} from '../core/index.js';
+import { buildAgentMessages, MAX_TURNS_MESSAGE } from './agent-messages.js';
+
+/** Options shared by the engine-backed agents. */
+export interface BaseAgentOptions {
+  readonly engine: InferenceEngine;
+  /** Model identifier as the engine knows it. */
+  readonly model: string;
+  /** Where the agent publishes its events. */
+  readonly bus?: EventBus;
+  /** Sampling temperature (default 0.7). */
+  readonly temperature?: number;
+  /** Most tokens per answer (default 1024). */
+  readonly maxTokens?: number;
+  readonly clock?: Clock;
+}
+
+/** Per-call extras of `BaseAgent.generate`. */
+export type AgentGenerateExtras = Partial<
+  Pick<GenerateOptions, 'tools' | 'toolChoice' | 'signal'>
+> & {
+  /** The turn this call belongs to (1-based), reported on the inference events. */
+  readonly turn: number;
+};
+
+/** True when the engine already publishes inference events itself (an `InstrumentedEngine`). */
+export function isInstrumented(engine: InferenceEngine): boolean {
+  return (engine as { readonly isInstrumented?: unknown }).isInstrumented === true;
+}
+
+/**
+ * Helper base class for agents that call an engine: holds the engine settings and provides message building,
+ * turn events, inference events around each engine call, and the max-turns result.
+ */
+export abstract class BaseAgent implements Agent {
+  abstract readonly agentId: string;
+  protected readonly engine: InferenceEngine;
+  protected readonly model: string;
+  protected readonly bus: EventBus | undefined;
+  protected readonly temperature: number;
+  protected readonly maxTokens: number;
+  protected readonly clock: Clock;
+
+  constructor(options: BaseAgentOptions) {
+    this.engine = options.engine;
+    this.model = options.model;
+    this.bus = options.bus;
+    this.temperature = options.temperature ?? 0.7;
+    this.maxTokens = options.maxTokens ?? 1024;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Runs the agent on one input. */
+  abstract run(
+    input: string,
+    context?: AgentContext,
+    options?: AgentRunOptions,
+  ): Promise<AgentResult>;
+
+  /** System prompt (when given), context conversation, then the user input. */
+  protected buildMessages(input: string, context?: AgentContext, systemPrompt?: string): Message[] {
+    return buildAgentMessages(input, context, systemPrompt);
+  }
+
+  /** Publishes `agent_turn_start` `{ agent, input }`. */
+  protected publishTurnStart(input: string): void {
+    this.bus?.publish('agent_turn_start', { agent: this.agentId, input });
+  }
+
+  /** Publishes `agent_turn_end` `{ agent, ...data }`. */
+  protected publishTurnEnd(data: Readonly<Record<string, unknown>>): void {
+    this.bus?.publish('agent_turn_end', { agent: this.agentId, ...data });
+  }
+
+  /**
+   * Calls the engine with the agent's model, temperature and token limit; publishes `inference_start` and
+   * `inference_end` around it unless the engine is instrumented (which publishes its own).
+   */
+  protected async generate(
+    messages: readonly Message[],
+    extras: AgentGenerateExtras,
+  ): Promise<GenerateResult> {
+    const { turn, ...rest } = extras;
+    const options: GenerateOptions = {
+      model: this.model,
+      temperature: this.temperature,
+      maxTokens: this.maxTokens,
+      ...rest,
+    };
+    const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
+    if (bus === undefined) return this.engine.generate(messages, options);
+    const engine = this.engine.engineId;
+    bus.publish('inference_start', { model: this.model, engine, turn });
+    const startedMs = this.clock.monotonicMs();
+    try {
+      const result = await this.engine.generate(messages, options);
+      const latencySeconds = elapsedSeconds(this.clock, startedMs);
+      bus.publish('inference_end', {
+        model: this.model,
+        engine,
+        turn,
+        latencySeconds,
+        usage: result.usage,
+        success: true,
+      });
+      return result;
+    } catch (error) {
+      const latencySeconds = elapsedSeconds(this.clock, startedMs);
+      bus.publish('inference_end', {
+        model: this.model,
+        engine,
+        turn,
+        latencySeconds,
+        success: false,
+        error: String(error),
+      });
+      throw error;
+    }
+  }
+
+  /** The documented result of a run that hit its turn limit, after publishing `agent_turn_end`. */
+  protected maxTurnsResult(options: {
+    readonly toolResults: readonly ToolResult[];
+    readonly turns: number;
+    readonly content?: string;
+    readonly metadata?: Readonly<Record<string, unknown>>;
+  }): AgentResult {
+    this.publishTurnEnd({ turns: options.turns, maxTurnsExceeded: true });
+    return {
+      content: options.content || MAX_TURNS_MESSAGE,
+      toolResults: options.toolResults,
+      turns: options.turns,
+      metadata: { ...options.metadata, max_turns_exceeded: true },
+    };
+  }
+}
