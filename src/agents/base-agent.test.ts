@@ -92,9 +92,15 @@ describe('BaseAgent', () => {
 
   it('leaves inference events to an instrumented engine', async () => {
     const scripted = new ScriptedEngine([assistantReply('hi')]);
-    const instrumented = Object.assign(Object.create(scripted) as InferenceEngine, {
+    const instrumented: InferenceEngine & { isInstrumented: true } = {
+      engineId: scripted.engineId,
       isInstrumented: true,
-    });
+      generate: (messages, options) => scripted.generate(messages, options),
+      stream: (messages, options) => scripted.stream(messages, options),
+      listModels: () => scripted.listModels(),
+      health: () => scripted.health(),
+      close: () => scripted.close(),
+    };
     const { agent: echo, bus } = agent(instrumented);
     await echo.run('hello');
     expect(bus.history.map((event) => event.type)).toEqual(['agent_turn_start', 'agent_turn_end']);
