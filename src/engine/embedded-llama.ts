@@ -20,6 +20,7 @@ import {
   JarvisError,
   type Message,
   type StreamChunk,
+  splitReasoning,
   systemClock,
   type TokenUsage,
 } from '../core/index.js';
@@ -249,11 +250,14 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
     usage: TokenUsage,
     ttftSeconds: number,
   ): GenerateResult {
-    const reasoning = response.fullResponse
-      .flatMap((item) => (typeof item === 'string' ? [] : [item.text]))
-      .join('');
+    // Chat formats that do not separate thoughts (ChatML, for one) leave `<think>` blocks in the text.
+    const split = splitReasoning(response.response);
+    const reasoning = [
+      ...response.fullResponse.flatMap((item) => (typeof item === 'string' ? [] : [item.text])),
+      split.reasoning,
+    ].join('');
     return {
-      content: response.response,
+      content: split.content,
       toolCalls: toToolCalls(response.functionCalls, this.#generateId),
       usage,
       finishReason: toFinishReason(response.metadata.stopReason),
