@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   EngineError,
   type InferenceEngine,
@@ -12,8 +11,15 @@ import {
   type ScriptedOpenAIServer,
   type ScriptedServerMode,
   type ScriptedServerOptions,
-  startScriptedOpenAIServer,
 } from '../testing/scripted-server.js';
+import {
+  closedPortUrl,
+  collectStream,
+  engineTestKit,
+  readStream,
+  streamedText,
+  toolCallsOf,
+} from './engine-test-support.case.test.js';
 
 /** Where the engine under test should connect. */
 export interface EngineContractAddress {
@@ -47,31 +53,6 @@ const CALCULATOR: OpenAIFunctionTool = {
 };
 const QUESTION: readonly Message[] = [{ role: 'user', content: 'What is 2+2?' }];
 
-/** Collects every chunk of a stream. */
-export async function collectStream(stream: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
-  const chunks: StreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
-
-/** Text of all chunks of one type. */
-export function streamedText(
-  chunks: readonly StreamChunk[],
-  type: 'text_delta' | 'reasoning_delta',
-): string {
-  return chunks.map((chunk) => (chunk.type === type ? chunk.text : '')).join('');
-}
-
-/** The address of a port on 127.0.0.1 that nothing listens on (connections are refused). */
-export async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
-}
-
 /** Resolves when the scripted server has received `count` requests (on the event loop, no timers). */
 async function untilRequests(server: ScriptedOpenAIServer, count: number): Promise<void> {
   for (let round = 0; round < 100_000 && server.requests.length < count; round += 1) {
@@ -85,22 +66,13 @@ async function untilRequests(server: ScriptedOpenAIServer, count: number): Promi
  */
 export function describeEngineContract(setup: EngineContractSetup): void {
   const mode = setup.serverMode ?? 'openai';
-  const cleanups: (() => Promise<void>)[] = [];
-
-  async function scripted(options: Omit<ScriptedServerOptions, 'mode'>) {
-    const server = await startScriptedOpenAIServer({ ...options, mode } as ScriptedServerOptions);
-    const engine = setup.makeEngine({ url: server.url, baseUrl: server.baseUrl });
-    cleanups.push(
-      () => engine.close(),
-      () => server.close(),
-    );
-    return { server, engine };
-  }
 
   describe(`${setup.name} engine contract`, () => {
-    afterEach(async () => {
-      for (const cleanup of cleanups.splice(0)) await cleanup();
-    });
+    const kit = engineTestKit();
+    const scripted = (options: Omit<ScriptedServerOptions, 'mode'>) =>
+      kit.scriptedEngine({ ...options, mode } as ScriptedServerOptions, (server) =>
+        setup.makeEngine({ url: server.url, baseUrl: server.baseUrl }),
+      );
 
     it('generate returns the text, usage, finish reason and model', async () => {
       const { server, engine } = await scripted({
@@ -178,7 +150,7 @@ export function describeEngineContract(setup: EngineContractSetup): void {
       const chunks = await collectStream(
         engine.stream(QUESTION, { model: MODEL, tools: [CALCULATOR] }),
       );
-      const calls = chunks.flatMap((chunk) => (chunk.type === 'tool_call' ? [chunk.toolCall] : []));
+      const calls = toolCallsOf(chunks);
       expect(calls).toHaveLength(1);
       expect(calls[0]?.name).toBe('calculator');
       expect(JSON.parse(calls[0]?.arguments ?? '')).toEqual({ expression: '6*7' });
@@ -192,9 +164,7 @@ export function describeEngineContract(setup: EngineContractSetup): void {
         ],
       });
       const chunks: StreamChunk[] = [];
-      const outcome = (async () => {
-        for await (const chunk of engine.stream(QUESTION, { model: MODEL })) chunks.push(chunk);
-      })();
+      const outcome = readStream(engine.stream(QUESTION, { model: MODEL }), chunks);
       await expect(outcome).rejects.toMatchObject({ code: 'engine_stream_cut' });
       expect(chunks.some((chunk) => chunk.type === 'end')).toBe(false);
       expect(server.requests).toHaveLength(1);
@@ -209,8 +179,7 @@ export function describeEngineContract(setup: EngineContractSetup): void {
       const { engine } = await scripted({ script: [] });
       expect(await engine.health()).toBe(true);
       const url = await closedPortUrl();
-      const dead = setup.makeEngine({ url, baseUrl: `${url}/v1` });
-      cleanups.push(() => dead.close());
+      const dead = kit.track(setup.makeEngine({ url, baseUrl: `${url}/v1` }));
       expect(await dead.health()).toBe(false);
     });
 
@@ -237,15 +206,13 @@ export function describeEngineContract(setup: EngineContractSetup): void {
       const { engine } = await scripted({ script: [{ fault: 'stall', afterChunks: 2 }] });
       const controller = new AbortController();
       const seen: StreamChunk[] = [];
-      const outcome = (async () => {
-        for await (const chunk of engine.stream(QUESTION, {
-          model: MODEL,
-          signal: controller.signal,
-        })) {
-          seen.push(chunk);
+      const outcome = readStream(
+        engine.stream(QUESTION, { model: MODEL, signal: controller.signal }),
+        seen,
+        (chunk) => {
           if (chunk.type === 'text_delta') controller.abort();
-        }
-      })();
+        },
+      );
       await expect(outcome).rejects.toMatchObject({ code: 'engine_cancelled' });
       expect(seen.some((chunk) => chunk.type === 'end')).toBe(false);
     });

@@ -1,13 +1,8 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { EngineError, JarvisError } from '../core/index.js';
-import {
-  delayReply,
-  type ScriptedOpenAIServer,
-  type ScriptedServerOptions,
-  startScriptedOpenAIServer,
-} from '../testing/scripted-server.js';
+import type { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { JarvisError } from '../core/index.js';
+import { delayReply } from '../testing/scripted-server.js';
+import { engineTestKit, failure, turns } from './engine-test-support.case.test.js';
 import {
   abortableSleep,
   extractErrorMessage,
@@ -16,46 +11,23 @@ import {
   parseRetryAfterMs,
 } from './http-client.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const { track, rawServer, scriptedServer: scripted } = engineTestKit();
 
 function client(options: Partial<HttpClientOptions> & { baseUrl: string }): HttpClient {
-  const created = new HttpClient({
-    engineId: 'test',
-    timeoutMs: 500,
-    sleep: async () => {},
-    ...options,
-  });
-  cleanups.push(() => created.close());
-  return created;
-}
-
-async function scripted(options: ScriptedServerOptions): Promise<ScriptedOpenAIServer> {
-  const server = await startScriptedOpenAIServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
-
-async function failure(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
+  return track(
+    new HttpClient({
+      engineId: 'test',
+      timeoutMs: 500,
+      sleep: async () => {},
+      ...options,
+    }),
   );
-  expect(error).toBeInstanceOf(EngineError);
-  return error as EngineError;
 }
 
 async function readAll(chunks: AsyncIterable<string>): Promise<string> {
   let text = '';
   for await (const chunk of chunks) text += chunk;
   return text;
-}
-
-/** Lets pending I/O and promise callbacks run (no timers involved). */
-async function turns(count = 20): Promise<void> {
-  for (let i = 0; i < count; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 const CHAT = { path: '/chat/completions', body: { model: 'm', messages: [] } } as const;
@@ -130,8 +102,9 @@ describe('HttpClient JSON requests', () => {
     const server = await scripted({
       script: [{ fault: 'status', status: 500, body: { error: 'model runner crashed' } }],
     });
-    const http = new HttpClient({ baseUrl: server.baseUrl, engineId: 'ollama', maxRetries: 0 });
-    cleanups.push(() => http.close());
+    const http = track(
+      new HttpClient({ baseUrl: server.baseUrl, engineId: 'ollama', maxRetries: 0 }),
+    );
     const error = await failure(http.requestJson(CHAT));
     expect(error.message).toBe(
       `ollama engine at ${server.baseUrl}/chat/completions failed: HTTP 500: model runner crashed`,
@@ -142,12 +115,9 @@ describe('HttpClient JSON requests', () => {
 describe('HttpClient retries and cancellation', () => {
   it('the default sleep between attempts is cancelled by the signal', async () => {
     const server = await scripted({ script: [{ fault: 'status', status: 503 }] });
-    const http = new HttpClient({
-      baseUrl: server.baseUrl,
-      engineId: 'test',
-      retryBaseDelayMs: 60_000,
-    });
-    cleanups.push(() => http.close());
+    const http = track(
+      new HttpClient({ baseUrl: server.baseUrl, engineId: 'test', retryBaseDelayMs: 60_000 }),
+    );
     const controller = new AbortController();
     const pending = http.requestJson({ ...CHAT, signal: controller.signal });
     while (server.requests.length === 0) await turns(1);
@@ -302,21 +272,3 @@ describe('HttpClient helpers', () => {
     );
   });
 });
-
-async function rawServer(
-  handle: (request: IncomingMessage, res: ServerResponse) => void,
-): Promise<string> {
-  const server = createServer((request, res) => {
-    request.resume();
-    request.on('end', () => handle(request, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}

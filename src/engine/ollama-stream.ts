@@ -1,10 +1,4 @@
-import {
-  type FinishReason,
-  ReasoningSplitter,
-  type StreamChunk,
-  type TokenUsage,
-  ZERO_USAGE,
-} from '../core/index.js';
+import { type FinishReason, type StreamChunk, type TokenUsage, ZERO_USAGE } from '../core/index.js';
 import {
   asOllamaObject,
   modelOf,
@@ -19,6 +13,7 @@ import {
   type ToolCallIdFactory,
   WireFormatError,
 } from './openai-wire.js';
+import { ReasoningChunker } from './stream-chunks.js';
 
 /** The longest NDJSON line accepted (a runaway line would otherwise grow without bound). */
 export const MAX_NDJSON_LINE_CHARS = 16 * 1024 * 1024;
@@ -81,7 +76,7 @@ export class OllamaStreamAssembler {
   usage: TokenUsage = ZERO_USAGE;
   model: string;
   readonly #calls: ReturnType<typeof ollamaToolCalls> = [];
-  readonly #splitter = new ReasoningSplitter();
+  readonly #chunker = new ReasoningChunker();
   readonly #makeId: ToolCallIdFactory;
 
   constructor(requestedModel: string, makeId: ToolCallIdFactory) {
@@ -95,21 +90,21 @@ export class OllamaStreamAssembler {
     this.model = modelOf(root, this.model);
     const message = asRecord(root.message) ?? {};
     for (const call of ollamaToolCalls(message.tool_calls)) this.#calls.push(call);
-    const reasoning = stringField(message, 'thinking');
-    const content = stringField(message, 'content');
-    const split = content === '' ? { content: '', reasoning: '' } : this.#splitter.push(content);
+    const chunks = this.#chunker.push(
+      stringField(message, 'thinking'),
+      stringField(message, 'content'),
+    );
     if (root.done === true) {
       this.done = true;
       this.finishReason = ollamaFinishReason(root, this.#calls.length > 0);
       this.usage = ollamaUsage(root);
     }
-    return textChunks(reasoning + split.reasoning, split.content);
+    return chunks;
   }
 
   /** Ends the stream: releases held-back text and returns the tool calls, in the order they came. */
   finish(): StreamChunk[] {
-    const rest = this.#splitter.flush();
-    const chunks = textChunks(rest.reasoning, rest.content);
+    const chunks = this.#chunker.flush();
     for (const toolCall of normalizeToolCalls(this.#calls, this.#makeId)) {
       chunks.push({ type: 'tool_call', toolCall });
     }
@@ -127,11 +122,4 @@ function parseLine(line: string): unknown {
       `a stream line is not valid JSON: ${JSON.stringify(preview)}`,
     );
   }
-}
-
-function textChunks(reasoning: string, content: string): StreamChunk[] {
-  const chunks: StreamChunk[] = [];
-  if (reasoning !== '') chunks.push({ type: 'reasoning_delta', text: reasoning });
-  if (content !== '') chunks.push({ type: 'text_delta', text: content });
-  return chunks;
 }

@@ -15,6 +15,7 @@ import {
   type ToolCallIdFactory,
   WireFormatError,
 } from './openai-wire.js';
+import { joinReasoning } from './stream-chunks.js';
 
 /** How much reasoning a thinking model should do (Ollama `think`): on, off, or a level for models that take one. */
 export type OllamaThink = boolean | 'low' | 'medium' | 'high';
@@ -198,8 +199,4 @@ export function stringField(record: Record<string, unknown>, key: string): strin
 
 function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
-}
-
-function joinReasoning(...parts: string[]): string {
-  return parts.filter((part) => part !== '').join('\n\n');
 }

@@ -1,24 +1,24 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import {
-  EngineError,
   JarvisError,
   type Message,
   type OpenAIFunctionTool,
   type StreamChunk,
 } from '../core/index.js';
-import {
-  type ScriptedOpenAIServer,
-  type ScriptedServerOptions,
-  startScriptedOpenAIServer,
-} from '../testing/scripted-server.js';
+import type { ScriptedOpenAIServer, ScriptedServerOptions } from '../testing/scripted-server.js';
+import { describeEngineContract } from './engine-contract.case.test.js';
 import {
   closedPortUrl,
   collectStream,
-  describeEngineContract,
+  engineTestKit,
+  failure,
+  readStream,
+  type ScriptedEngine,
+  sendJson,
   streamedText,
-} from './engine-contract.case.test.js';
+  toolCallsOf,
+} from './engine-test-support.case.test.js';
 import { OllamaEngine, type OllamaEngineOptions } from './ollama.js';
 
 describeEngineContract({
@@ -42,44 +42,17 @@ const WEATHER: OpenAIFunctionTool = {
   function: { name: 'get_weather', description: 'Weather.', parameters: { type: 'object' } },
 };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const { track, rawServer, scriptedEngine } = engineTestKit();
 
-interface Setup {
-  readonly server: ScriptedOpenAIServer;
-  readonly engine: OllamaEngine;
-  readonly sleeps: number[];
-}
-
-async function setup(
+function setup(
   options: Omit<ScriptedServerOptions, 'mode'>,
   engineOptions: Partial<OllamaEngineOptions> = {},
-): Promise<Setup> {
-  const server = await startScriptedOpenAIServer({
-    ...options,
-    mode: 'ollama',
-  } as ScriptedServerOptions);
-  const sleeps: number[] = [];
-  const engine = track(
-    new OllamaEngine({
-      host: server.url,
-      timeoutMs: 500,
-      random: () => 0.5,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-      },
-      ...engineOptions,
-    }),
+): Promise<ScriptedEngine<OllamaEngine>> {
+  return scriptedEngine(
+    { ...options, mode: 'ollama' } as ScriptedServerOptions,
+    (server, doubles) =>
+      new OllamaEngine({ host: server.url, timeoutMs: 500, ...doubles, ...engineOptions }),
   );
-  cleanups.push(() => server.close());
-  return { server, engine, sleeps };
-}
-
-function track(engine: OllamaEngine): OllamaEngine {
-  cleanups.push(() => engine.close());
-  return engine;
 }
 
 function bodyOf(server: ScriptedOpenAIServer, index = 0): Record<string, unknown> {
@@ -87,19 +60,6 @@ function bodyOf(server: ScriptedOpenAIServer, index = 0): Record<string, unknown
     string,
     unknown
   >;
-}
-
-async function failure(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(EngineError);
-  return error as EngineError;
-}
-
-function toolCallsOf(chunks: readonly StreamChunk[]) {
-  return chunks.flatMap((chunk) => (chunk.type === 'tool_call' ? [chunk.toolCall] : []));
 }
 
 describe('OllamaEngine configuration', () => {
@@ -471,26 +431,19 @@ describe('OllamaEngine NDJSON streams', () => {
     const engine = track(new OllamaEngine({ host: url }));
     const controller = new AbortController();
     const seen: StreamChunk[] = [];
-    const outcome = (async () => {
-      for await (const chunk of engine.stream(QUESTION, {
-        model: MODEL,
-        signal: controller.signal,
-      })) {
-        seen.push(chunk);
-        controller.abort();
-      }
-    })();
+    const outcome = readStream(
+      engine.stream(QUESTION, { model: MODEL, signal: controller.signal }),
+      seen,
+      () => controller.abort(),
+    );
     await expect(outcome).rejects.toMatchObject({ code: 'engine_cancelled' });
     expect(seen).toEqual([{ type: 'text_delta', text: 'one ' }]);
   });
 
   it('reports an error inside a 200 JSON answer as engine_model_error', async () => {
-    const url = await rawServer((_request, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({ error: 'an unknown error was encountered while running the model' }),
-      );
-    });
+    const url = await rawServer((_request, res) =>
+      sendJson(res, 200, { error: 'an unknown error was encountered while running the model' }),
+    );
     const engine = track(new OllamaEngine({ host: url }));
     const error = await failure(engine.generate(QUESTION, { model: MODEL }));
     expect(error.code).toBe('engine_model_error');
@@ -578,9 +531,7 @@ describe('OllamaEngine faults', () => {
       script: [{ fault: 'cut_stream', afterChunks: 3, reply: { content: 'a b c d e f' } }],
     });
     const seen: StreamChunk[] = [];
-    const outcome = (async () => {
-      for await (const chunk of engine.stream(QUESTION, { model: MODEL })) seen.push(chunk);
-    })();
+    const outcome = readStream(engine.stream(QUESTION, { model: MODEL }), seen);
     await expect(outcome).rejects.toMatchObject({ code: 'engine_stream_cut', attempts: 1 });
     expect(streamedText(seen, 'text_delta')).toBe('a b c ');
     expect(server.requests).toHaveLength(1);
@@ -610,10 +561,7 @@ describe('OllamaEngine models and health', () => {
   });
 
   it('rejects a model list in the wrong shape', async () => {
-    const url = await rawServer((_request, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ data: [{ id: 'x' }] }));
-    });
+    const url = await rawServer((_request, res) => sendJson(res, 200, { data: [{ id: 'x' }] }));
     const engine = track(new OllamaEngine({ host: url }));
     const error = await failure(engine.listModels());
     expect(error.code).toBe('engine_protocol_error');
@@ -637,25 +585,6 @@ describe('OllamaEngine models and health', () => {
     expect(performance.now() - startedMs).toBeLessThan(2_000);
   });
 });
-
-/** A bare loopback server for answers the scripted server does not produce. */
-async function rawServer(
-  handle: (request: IncomingMessage, res: ServerResponse) => void,
-): Promise<string> {
-  const server = createServer((request, res) => {
-    request.resume();
-    request.on('end', () => handle(request, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** Writes NDJSON pieces one after another (each flushed on its own), then ends the body. */
 async function writeSlowly(

@@ -10,7 +10,15 @@ import {
   type StreamChunk,
   systemClock,
 } from '../core/index.js';
-import { HttpClient, type HttpStreamResponse, type SleepFunction } from './http-client.js';
+import {
+  checkHealth,
+  createEngineHttpClient,
+  engineErrorFromWire,
+  type HttpEngineOptions,
+  signalOf,
+} from './engine-requests.js';
+import { toGenerateResult, withTextToolCalls, withTimeToFirstChunk } from './engine-results.js';
+import type { HttpClient, HttpStreamResponse } from './http-client.js';
 import { type ContextLimits, checkContextLimits, chooseContextTokens } from './ollama-context.js';
 import { describeOllamaHttpError } from './ollama-errors.js';
 import { resolveOllamaHost } from './ollama-host.js';
@@ -22,26 +30,15 @@ import {
   parseOllamaChat,
   parseOllamaTags,
 } from './ollama-wire.js';
-import {
-  createToolCallIdFactory,
-  type ParsedCompletion,
-  type ToolCallIdFactory,
-  WireFormatError,
-} from './openai-wire.js';
-import { extractTextToolCalls, type TextToolCalls } from './text-tool-calls.js';
+import { createToolCallIdFactory, type ToolCallIdFactory } from './openai-wire.js';
+import { TextToolCallBuffer } from './text-tool-call-buffer.js';
 
 /** Options of an `OllamaEngine`. */
-export interface OllamaEngineOptions {
+export interface OllamaEngineOptions extends HttpEngineOptions {
   /** The server, as `OLLAMA_HOST` takes it (`host:port`, `http(s)://host:port[/path]`); default `http://127.0.0.1:11434`. */
   readonly host?: string;
   /** Registry key named in errors; default `ollama`. */
   readonly engineId?: string;
-  /** Longest wait for one attempt (default 120 s); in a stream, for the headers and for each gap between lines. */
-  readonly timeoutMs?: number;
-  /** Longest wait of `health()` (default 2 s). */
-  readonly healthTimeoutMs?: number;
-  /** Sent with every request (for an Ollama behind an authenticating proxy). */
-  readonly headers?: Readonly<Record<string, string>>;
   /** Also read tool calls that the model wrote into its text when tools were offered; default true. */
   readonly textToolCalls?: boolean;
   /** Ollama `think`: turn a thinking model's reasoning on or off, or set its level; not sent when absent. */
@@ -50,13 +47,6 @@ export interface OllamaEngineOptions {
   readonly minContextTokens?: number;
   /** Never ask for a context window larger than this; default 32768. */
   readonly maxContextTokens?: number;
-  /** Extra attempts after a transient failure; default 2. */
-  readonly maxRetries?: number;
-  readonly retryBaseDelayMs?: number;
-  readonly clock?: Clock;
-  /** Randomness for backoff jitter and generated tool-call ids. */
-  readonly random?: () => number;
-  readonly sleep?: SleepFunction;
 }
 
 const CHAT_PATH = '/api/chat';
@@ -91,19 +81,7 @@ export class OllamaEngine implements InferenceEngine {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#makeId = createToolCallIdFactory(options.random);
-    this.#http = new HttpClient({
-      baseUrl: this.baseUrl,
-      engineId: this.engineId,
-      ...definedOnly({
-        headers: options.headers,
-        timeoutMs: options.timeoutMs,
-        maxRetries: options.maxRetries,
-        retryBaseDelayMs: options.retryBaseDelayMs,
-        random: options.random,
-        sleep: options.sleep,
-        clock: options.clock,
-      }),
-    });
+    this.#http = createEngineHttpClient(this.baseUrl, this.engineId, options);
   }
 
   async generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
@@ -114,7 +92,8 @@ export class OllamaEngine implements InferenceEngine {
     );
     const ttftSeconds = elapsedSeconds(this.#clock, startedMs);
     const parsed = this.#wire(() => parseOllamaChat(response.body, options.model, this.#makeId));
-    return toResult(this.#withTextToolCalls(parsed, options), ttftSeconds);
+    const names = this.#textToolNames(options);
+    return toGenerateResult(withTextToolCalls(parsed, names, this.#makeId), ttftSeconds);
   }
 
   async *stream(
@@ -126,11 +105,13 @@ export class OllamaEngine implements InferenceEngine {
     const response = await this.#call(options.model, () =>
       this.#http.requestStream({ path: CHAT_PATH, body, ...signalOf(options) }),
     );
-    let ttftSeconds: number | undefined;
     try {
-      for await (const chunk of this.#ndjson(response, options)) {
-        ttftSeconds ??= elapsedSeconds(this.#clock, startedMs);
-        yield chunk.type === 'end' ? { ...chunk, ttftSeconds } : chunk;
+      for await (const chunk of withTimeToFirstChunk(
+        this.#ndjson(response, options),
+        this.#clock,
+        startedMs,
+      )) {
+        yield chunk;
         // Lines already received are not worth finishing once the caller has cancelled.
         if (chunk.type !== 'end' && options.signal?.aborted) {
           throw this.#cancelled(response, options.signal.reason);
@@ -146,18 +127,8 @@ export class OllamaEngine implements InferenceEngine {
     return this.#wire(() => parseOllamaTags(response.body), TAGS_PATH);
   }
 
-  async health(options: SignalOptions = {}): Promise<boolean> {
-    try {
-      await this.#http.requestJson({
-        path: VERSION_PATH,
-        timeoutMs: this.#options.healthTimeoutMs ?? 2_000,
-        maxRetries: 0,
-        ...signalOf(options),
-      });
-      return true;
-    } catch {
-      return false;
-    }
+  health(options: SignalOptions = {}): Promise<boolean> {
+    return checkHealth(this.#http, VERSION_PATH, options, this.#options.healthTimeoutMs);
   }
 
   close(): Promise<void> {
@@ -185,7 +156,7 @@ export class OllamaEngine implements InferenceEngine {
     options: GenerateOptions,
   ): AsyncGenerator<StreamChunk> {
     const assembler = new OllamaStreamAssembler(options.model, this.#makeId);
-    const buffer = this.#bufferForTextToolCalls(options);
+    const buffer = new TextToolCallBuffer(this.#textToolNames(options), this.#makeId);
     const lines = new NdjsonLineSplitter();
     for await (const text of response.chunks) {
       for (const line of this.#wire(() => lines.push(text))) {
@@ -203,15 +174,12 @@ export class OllamaEngine implements InferenceEngine {
     if (!assembler.done) throw this.#streamCut(response);
     yield* buffer.end(
       this.#wire(() => assembler.finish()),
-      assembler.finishReason,
+      {
+        finishReason: assembler.finishReason,
+        usage: assembler.usage,
+        model: assembler.model,
+      },
     );
-    yield {
-      type: 'end',
-      finishReason: buffer.finishReason ?? assembler.finishReason,
-      usage: assembler.usage,
-      model: assembler.model,
-      ttftSeconds: 0,
-    };
   }
 
   /** Runs a request; Ollama's "model not found" and "does not support" answers become clear model errors. */
@@ -223,33 +191,10 @@ export class OllamaEngine implements InferenceEngine {
     }
   }
 
-  #withTextToolCalls(parsed: ParsedCompletion, options: GenerateOptions): ParsedCompletion {
-    const names = this.#textToolNames(options);
-    if (names.length === 0 || parsed.toolCalls.length > 0) return parsed;
-    const found = this.#extract(parsed.content, names);
-    if (found === undefined || found.toolCalls.length === 0) return parsed;
-    return {
-      ...parsed,
-      content: found.content,
-      toolCalls: found.toolCalls,
-      finishReason: 'tool_calls',
-    };
-  }
-
+  /** The tools whose calls are also looked for in the text: those offered, unless `textToolCalls` is off. */
   #textToolNames(options: GenerateOptions): string[] {
     if (this.#options.textToolCalls === false) return [];
     return offeredTools(options).map((tool) => tool.function.name);
-  }
-
-  #extract(content: string, names: readonly string[]): TextToolCalls | undefined {
-    let count = 0;
-    return extractTextToolCalls(content, names, { generateId: () => this.#makeId(count++) });
-  }
-
-  /** Streams pass straight through, unless tool calls may hide in the text: then the text waits for the end. */
-  #bufferForTextToolCalls(options: GenerateOptions): TextBuffer {
-    const names = this.#textToolNames(options);
-    return new TextBuffer(names.length > 0, (content) => this.#extract(content, names));
   }
 
   #streamCut(response: HttpStreamResponse): EngineError {
@@ -278,71 +223,7 @@ export class OllamaEngine implements InferenceEngine {
     try {
       return step();
     } catch (error) {
-      if (!(error instanceof WireFormatError)) throw error;
-      throw new EngineError({
-        code: error.code,
-        engineId: this.engineId,
-        address: this.#http.address(path),
-        detail: error.message,
-        cause: error,
-      });
+      throw engineErrorFromWire(error, this.engineId, this.#http.address(path));
     }
   }
-}
-
-type TextToolCallExtractor = (content: string) => TextToolCalls | undefined;
-
-/** Collects stream text when text tool calls must be looked for; otherwise passes chunks straight on. */
-class TextBuffer {
-  finishReason: string | undefined;
-  #text = '';
-  readonly #active: boolean;
-  readonly #extract: TextToolCallExtractor;
-
-  constructor(active: boolean, extract: TextToolCallExtractor) {
-    this.#active = active;
-    this.#extract = extract;
-  }
-
-  *pass(chunks: readonly StreamChunk[]): Generator<StreamChunk> {
-    for (const chunk of chunks) {
-      if (this.#active && chunk.type === 'text_delta') this.#text += chunk.text;
-      else yield chunk;
-    }
-  }
-
-  *end(finish: readonly StreamChunk[], finishReason: string): Generator<StreamChunk> {
-    const hasNativeCalls = finish.some((chunk) => chunk.type === 'tool_call');
-    const others = [...this.pass(finish)];
-    const found = hasNativeCalls || this.#text === '' ? undefined : this.#extract(this.#text);
-    const calls = found?.toolCalls ?? [];
-    const content = calls.length > 0 && found !== undefined ? found.content : this.#text;
-    if (content !== '') yield { type: 'text_delta', text: content };
-    yield* others;
-    for (const toolCall of calls) yield { type: 'tool_call', toolCall };
-    this.finishReason = calls.length > 0 ? 'tool_calls' : finishReason;
-  }
-}
-
-function toResult(parsed: ParsedCompletion, ttftSeconds: number): GenerateResult {
-  const result: GenerateResult = {
-    content: parsed.content,
-    toolCalls: parsed.toolCalls,
-    usage: parsed.usage,
-    finishReason: parsed.finishReason,
-    model: parsed.model,
-    ttftSeconds,
-  };
-  return parsed.reasoning === '' ? result : { ...result, reasoning: parsed.reasoning };
-}
-
-function signalOf(options: SignalOptions): { signal?: AbortSignal } {
-  return options.signal === undefined ? {} : { signal: options.signal };
-}
-
-/** The entries whose value is defined (for `exactOptionalPropertyTypes`). */
-function definedOnly<T extends object>(source: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
-  };
 }

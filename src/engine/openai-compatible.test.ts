@@ -1,9 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import {
   type Clock,
-  EngineError,
+  type EngineError,
   JarvisError,
   type Message,
   type OpenAIFunctionTool,
@@ -11,17 +10,21 @@ import {
 import {
   delayReply,
   type ScriptedFault,
-  type ScriptedOpenAIServer,
   type ScriptedReply,
   type ScriptedServerOptions,
-  startScriptedOpenAIServer,
 } from '../testing/scripted-server.js';
+import { describeEngineContract } from './engine-contract.case.test.js';
 import {
   closedPortUrl,
   collectStream,
-  describeEngineContract,
+  engineTestKit,
+  failure,
+  type ScriptedEngine,
+  sendJson,
   streamedText,
-} from './engine-contract.case.test.js';
+  toolCallsOf,
+  turns,
+} from './engine-test-support.case.test.js';
 import {
   OPENAI_COMPATIBLE_DEFAULT_BASE_URLS,
   OpenAICompatibleEngine,
@@ -46,48 +49,24 @@ const CALCULATOR: OpenAIFunctionTool = {
   function: { name: 'calculator', description: 'Arithmetic.', parameters: { type: 'object' } },
 };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const { track, rawServer, scriptedEngine } = engineTestKit();
 
-/** Waits recorded instead of slept, so retries cost no time. */
-interface Setup {
-  readonly server: ScriptedOpenAIServer;
-  readonly engine: OpenAICompatibleEngine;
-  readonly sleeps: number[];
-}
-
-async function setup(
+/** A scripted server and a `vllm` engine on it; waits recorded instead of slept, so retries cost no time. */
+function setup(
   options: Omit<ScriptedServerOptions, 'mode'>,
   engineOptions: Partial<OpenAICompatibleEngineOptions> = {},
-): Promise<Setup> {
-  const server = await startScriptedOpenAIServer(options as ScriptedServerOptions);
-  const sleeps: number[] = [];
-  const engine = new OpenAICompatibleEngine({
-    baseUrl: server.baseUrl,
-    engineId: 'vllm',
-    timeoutMs: 2_000,
-    random: () => 0.5,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    ...engineOptions,
-  });
-  cleanups.push(
-    () => engine.close(),
-    () => server.close(),
+): Promise<ScriptedEngine<OpenAICompatibleEngine>> {
+  return scriptedEngine(
+    options as ScriptedServerOptions,
+    (server, doubles) =>
+      new OpenAICompatibleEngine({
+        baseUrl: server.baseUrl,
+        engineId: 'vllm',
+        timeoutMs: 2_000,
+        ...doubles,
+        ...engineOptions,
+      }),
   );
-  return { server, engine, sleeps };
-}
-
-async function failure(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(EngineError);
-  return error as EngineError;
 }
 
 async function streamFailure(engine: OpenAICompatibleEngine): Promise<EngineError> {
@@ -115,8 +94,7 @@ describe('OpenAICompatibleEngine configuration', () => {
   it('accepts base URLs with or without /v1 and a trailing slash', async () => {
     for (const suffix of ['', '/', '/v1', '/v1/']) {
       const { server, engine } = await setup({ script: [{ content: 'ok' }] });
-      const direct = new OpenAICompatibleEngine({ baseUrl: `${server.url}${suffix}` });
-      cleanups.push(() => direct.close());
+      const direct = track(new OpenAICompatibleEngine({ baseUrl: `${server.url}${suffix}` }));
       expect(direct.baseUrl).toBe(server.url);
       expect((await direct.generate(QUESTION, { model: MODEL })).content).toBe('ok');
       expect(server.requests[0]?.path).toBe('/v1/chat/completions');
@@ -234,8 +212,7 @@ describe('OpenAICompatibleEngine answers', () => {
       if (round > 0) await engine.generate(QUESTION, { model: MODEL });
       await collectStream(engine.stream(QUESTION, { model: MODEL }));
       // The rest of a finished stream (its end) is read in the background; let that happen.
-      for (let turn = 0; turn < 20; turn += 1)
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      await turns(20);
     }
     // undici opens a second connection when a request follows the previous answer at once; then both are reused.
     expect(server.connectionCount).toBeLessThanOrEqual(2);
@@ -288,7 +265,7 @@ describe('OpenAICompatibleEngine answers', () => {
   });
 
   it('rejects an answer without choices as engine_protocol_error naming the address', async () => {
-    const { url } = await rawServer((_request, res) =>
+    const url = await rawServer((_request, res) =>
       sendJson(res, 200, { object: 'chat.completion' }),
     );
     const engine = track(new OpenAICompatibleEngine({ baseUrl: url, engineId: 'llamacpp' }));
@@ -301,7 +278,7 @@ describe('OpenAICompatibleEngine answers', () => {
 
 describe('OpenAICompatibleEngine with unusual servers', () => {
   it('replays a JSON answer to a stream request as a stream', async () => {
-    const { url } = await rawServer((_request, res) =>
+    const url = await rawServer((_request, res) =>
       sendJson(res, 200, {
         model: 'm',
         choices: [{ message: { content: 'whole', tool_calls: [] }, finish_reason: 'stop' }],
@@ -343,7 +320,7 @@ describe('OpenAICompatibleEngine with unusual servers', () => {
       },
       { choices: [{ delta: {}, finish_reason: 'tool_calls' }] },
     ];
-    const { url } = await rawServer((_request, res) =>
+    const url = await rawServer((_request, res) =>
       sendSse(
         res,
         events.map((e) => JSON.stringify(e)),
@@ -351,17 +328,15 @@ describe('OpenAICompatibleEngine with unusual servers', () => {
     );
     const engine = track(new OpenAICompatibleEngine({ baseUrl: url }));
     const chunks = await collectStream(engine.stream(QUESTION, { model: MODEL }));
-    expect(chunks.flatMap((chunk) => (chunk.type === 'tool_call' ? [chunk.toolCall] : []))).toEqual(
-      [
-        { id: 'a', name: 'calculator', arguments: '{"expression":"1"}' },
-        { id: 'b', name: 'think', arguments: '{"t":1}' },
-      ],
-    );
+    expect(toolCallsOf(chunks)).toEqual([
+      { id: 'a', name: 'calculator', arguments: '{"expression":"1"}' },
+      { id: 'b', name: 'think', arguments: '{"t":1}' },
+    ]);
     expect(chunks.at(-1)).toMatchObject({ type: 'end', finishReason: 'tool_calls', model: MODEL });
   });
 
   it('turns an error event inside a stream into engine_model_error', async () => {
-    const { url } = await rawServer((_request, res) =>
+    const url = await rawServer((_request, res) =>
       sendSse(res, [JSON.stringify({ error: { message: 'CUDA out of memory' } })]),
     );
     const engine = track(new OpenAICompatibleEngine({ baseUrl: url }));
@@ -371,7 +346,7 @@ describe('OpenAICompatibleEngine with unusual servers', () => {
   });
 
   it('treats a stream that ends cleanly without [DONE] or finish_reason as cut', async () => {
-    const { url } = await rawServer((_request, res) => {
+    const url = await rawServer((_request, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(`data: ${JSON.stringify({ choices: [{ delta: { content: 'half' } }] })}\n\n`);
     });
@@ -380,7 +355,7 @@ describe('OpenAICompatibleEngine with unusual servers', () => {
   });
 
   it('lists models and rejects a model list in the wrong shape', async () => {
-    const { url } = await rawServer((_request, res) => sendJson(res, 200, { models: ['x'] }));
+    const url = await rawServer((_request, res) => sendJson(res, 200, { models: ['x'] }));
     const engine = track(new OpenAICompatibleEngine({ baseUrl: url }));
     expect((await failure(engine.listModels())).code).toBe('engine_protocol_error');
   });
@@ -575,35 +550,6 @@ describe('OpenAICompatibleEngine fault matrix (timeout 200 ms, no-wait sleep)', 
     expect(await slow.engine.health()).toBe(false);
   });
 });
-
-function track(engine: OpenAICompatibleEngine): OpenAICompatibleEngine {
-  cleanups.push(() => engine.close());
-  return engine;
-}
-
-/** A bare loopback server for answers the scripted server does not produce. */
-async function rawServer(
-  handle: (request: IncomingMessage, res: ServerResponse) => void,
-): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, res) => {
-    request.resume();
-    request.on('end', () => handle(request, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
 
 function sendSse(res: ServerResponse, data: readonly string[]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });

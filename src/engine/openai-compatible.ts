@@ -11,19 +11,27 @@ import {
   type StreamChunk,
   systemClock,
 } from '../core/index.js';
-import { HttpClient, type HttpStreamResponse, type SleepFunction } from './http-client.js';
+import {
+  checkHealth,
+  createEngineHttpClient,
+  engineErrorFromWire,
+  type HttpEngineOptions,
+  signalOf,
+} from './engine-requests.js';
+import { toGenerateResult, withTextToolCalls, withTimeToFirstChunk } from './engine-results.js';
+import type { HttpClient, HttpStreamResponse } from './http-client.js';
 import {
   asRecord,
   buildChatCompletionBody,
   createToolCallIdFactory,
   OpenAIStreamAssembler,
-  type ParsedCompletion,
   parseChatCompletion,
   sseData,
   type ToolCallIdFactory,
   WireFormatError,
 } from './openai-wire.js';
-import { extractTextToolCalls, type TextToolCalls } from './text-tool-calls.js';
+import { endChunk, textChunks } from './stream-chunks.js';
+import { TextToolCallBuffer } from './text-tool-call-buffer.js';
 
 /** Where each OpenAI-compatible server listens by default (`openai` has none: pass its base URL). */
 export const OPENAI_COMPATIBLE_DEFAULT_BASE_URLS: Readonly<Record<string, string>> = {
@@ -34,18 +42,13 @@ export const OPENAI_COMPATIBLE_DEFAULT_BASE_URLS: Readonly<Record<string, string
 };
 
 /** Options of an `OpenAICompatibleEngine`. */
-export interface OpenAICompatibleEngineOptions {
+export interface OpenAICompatibleEngineOptions extends HttpEngineOptions {
   /** The server, with or without a trailing `/v1`; defaults by `engineId` (see `OPENAI_COMPATIBLE_DEFAULT_BASE_URLS`). */
   readonly baseUrl?: string;
   /** Registry key named in errors: `vllm`, `llamacpp`, `sglang`, `lmstudio`, `openai` (default). */
   readonly engineId?: string;
   /** Sent as `Authorization: Bearer <apiKey>`. */
   readonly apiKey?: string;
-  /** Longest wait for one attempt (default 120 s); in a stream, for the headers and for each gap between chunks. */
-  readonly timeoutMs?: number;
-  /** Longest wait of `health()` (default 2 s). */
-  readonly healthTimeoutMs?: number;
-  readonly headers?: Readonly<Record<string, string>>;
   /**
    * Also read tool calls that the model wrote into its text (for servers without a tool-call parser). Default:
    * on for the local servers (`vllm`, `llamacpp`, `sglang`, `lmstudio`), off for `openai`.
@@ -53,13 +56,6 @@ export interface OpenAICompatibleEngineOptions {
   readonly textToolCalls?: boolean;
   /** Ask streams for a usage chunk (`stream_options.include_usage`); default true. */
   readonly streamUsage?: boolean;
-  /** Extra attempts after a transient failure; default 2. */
-  readonly maxRetries?: number;
-  readonly retryBaseDelayMs?: number;
-  readonly clock?: Clock;
-  /** Randomness for backoff jitter and generated tool-call ids. */
-  readonly random?: () => number;
-  readonly sleep?: SleepFunction;
 }
 
 const CHAT_PATH = '/v1/chat/completions';
@@ -86,14 +82,12 @@ export class OpenAICompatibleEngine implements InferenceEngine {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#makeId = createToolCallIdFactory(options.random);
-    this.#http = new HttpClient({
-      baseUrl: this.baseUrl,
-      engineId: this.engineId,
+    this.#http = createEngineHttpClient(this.baseUrl, this.engineId, {
+      ...options,
       headers: {
         ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         ...options.headers,
       },
-      ...pick(options, ['timeoutMs', 'maxRetries', 'retryBaseDelayMs', 'random', 'sleep', 'clock']),
     });
   }
 
@@ -108,7 +102,8 @@ export class OpenAICompatibleEngine implements InferenceEngine {
     const parsed = this.#wire(CHAT_PATH, () =>
       parseChatCompletion(response.body, options.model, this.#makeId),
     );
-    return toResult(this.#withTextToolCalls(parsed, options), ttftSeconds);
+    const names = this.#textToolNames(options);
+    return toGenerateResult(withTextToolCalls(parsed, names, this.#makeId), ttftSeconds);
   }
 
   async *stream(
@@ -124,15 +119,11 @@ export class OpenAICompatibleEngine implements InferenceEngine {
       }),
       ...signalOf(options),
     });
-    let ttftSeconds: number | undefined;
     try {
       const source = isJson(response)
         ? this.#jsonAsStream(response, options)
         : this.#sse(response, options);
-      for await (const chunk of source) {
-        ttftSeconds ??= elapsedSeconds(this.#clock, startedMs);
-        yield chunk.type === 'end' ? { ...chunk, ttftSeconds } : chunk;
-      }
+      yield* withTimeToFirstChunk(source, this.#clock, startedMs);
     } catch (error) {
       throw this.#asEngineError(CHAT_PATH, error);
     } finally {
@@ -145,18 +136,8 @@ export class OpenAICompatibleEngine implements InferenceEngine {
     return this.#wire(MODELS_PATH, () => parseModelList(response.body));
   }
 
-  async health(options: SignalOptions = {}): Promise<boolean> {
-    try {
-      await this.#http.requestJson({
-        path: MODELS_PATH,
-        timeoutMs: this.#options.healthTimeoutMs ?? 2_000,
-        maxRetries: 0,
-        ...signalOf(options),
-      });
-      return true;
-    } catch {
-      return false;
-    }
+  health(options: SignalOptions = {}): Promise<boolean> {
+    return checkHealth(this.#http, MODELS_PATH, options, this.#options.healthTimeoutMs);
   }
 
   close(): Promise<void> {
@@ -166,7 +147,7 @@ export class OpenAICompatibleEngine implements InferenceEngine {
   /** Reads an SSE answer event by event. */
   async *#sse(response: HttpStreamResponse, options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const assembler = new OpenAIStreamAssembler(options.model, this.#makeId);
-    const buffer = this.#bufferForTextToolCalls(options);
+    const buffer = new TextToolCallBuffer(this.#textToolNames(options), this.#makeId);
     for await (const data of sseData(response.chunks)) {
       yield* buffer.pass(assembler.push(data));
       if (assembler.done) {
@@ -175,14 +156,11 @@ export class OpenAICompatibleEngine implements InferenceEngine {
       }
     }
     if (!assembler.complete) throw this.#streamCut(response);
-    yield* buffer.end(assembler.finish(), assembler.finishReason ?? 'stop');
-    yield {
-      type: 'end',
-      finishReason: buffer.finishReason ?? assembler.finishReason ?? 'stop',
+    yield* buffer.end(assembler.finish(), {
+      finishReason: assembler.finishReason ?? 'stop',
       usage: assembler.usage,
       model: assembler.model,
-      ttftSeconds: 0,
-    };
+    });
   }
 
   /** A server that ignored `stream: true` and sent one JSON answer: replay it as a stream. */
@@ -201,50 +179,20 @@ export class OpenAICompatibleEngine implements InferenceEngine {
       }
     }
     const body = parseJsonText(text);
-    const parsed = this.#withTextToolCalls(
+    const parsed = withTextToolCalls(
       parseChatCompletion(body, options.model, this.#makeId),
-      options,
+      this.#textToolNames(options),
+      this.#makeId,
     );
-    if (parsed.reasoning !== '') yield { type: 'reasoning_delta', text: parsed.reasoning };
-    if (parsed.content !== '') yield { type: 'text_delta', text: parsed.content };
+    yield* textChunks(parsed.reasoning, parsed.content);
     for (const toolCall of parsed.toolCalls) yield { type: 'tool_call', toolCall };
-    yield {
-      type: 'end',
-      finishReason: parsed.finishReason,
-      usage: parsed.usage,
-      model: parsed.model,
-      ttftSeconds: 0,
-    };
+    yield endChunk(parsed);
   }
 
-  #withTextToolCalls(parsed: ParsedCompletion, options: GenerateOptions): ParsedCompletion {
-    const names = this.#textToolNames(options);
-    if (names.length === 0 || parsed.toolCalls.length > 0) return parsed;
-    let count = 0;
-    const found = extractTextToolCalls(parsed.content, names, {
-      generateId: () => this.#makeId(count++),
-    });
-    if (found === undefined || found.toolCalls.length === 0) return parsed;
-    return {
-      ...parsed,
-      content: found.content,
-      toolCalls: found.toolCalls,
-      finishReason: 'tool_calls',
-    };
-  }
-
+  /** The tools whose calls are also looked for in the text: those offered, when `textToolCalls` is on. */
   #textToolNames(options: GenerateOptions): string[] {
     if (!(this.#options.textToolCalls ?? this.engineId !== 'openai')) return [];
     return (options.tools ?? []).map((tool) => tool.function.name);
-  }
-
-  /** Streams pass straight through, unless text tool calls are on: then the answer text waits for the end. */
-  #bufferForTextToolCalls(options: GenerateOptions): TextBuffer {
-    const names = this.#textToolNames(options);
-    return new TextBuffer(names, (content) => {
-      let count = 0;
-      return extractTextToolCalls(content, names, { generateId: () => this.#makeId(count++) });
-    });
   }
 
   #streamCut(response: HttpStreamResponse): EngineError {
@@ -267,64 +215,8 @@ export class OpenAICompatibleEngine implements InferenceEngine {
   }
 
   #asEngineError(path: string, error: unknown): unknown {
-    if (!(error instanceof WireFormatError)) return error;
-    return new EngineError({
-      code: error.code,
-      engineId: this.engineId,
-      address: this.#http.address(path),
-      detail: error.message,
-      cause: error,
-    });
+    return engineErrorFromWire(error, this.engineId, this.#http.address(path));
   }
-}
-
-type TextToolCallExtractor = (content: string) => TextToolCalls | undefined;
-
-/** Collects stream text when text tool calls must be looked for; otherwise passes chunks straight on. */
-class TextBuffer {
-  finishReason: string | undefined;
-  #text = '';
-  readonly #names: readonly string[];
-  readonly #extract: TextToolCallExtractor;
-
-  constructor(names: readonly string[], extract: TextToolCallExtractor) {
-    this.#names = names;
-    this.#extract = extract;
-  }
-
-  *pass(chunks: readonly StreamChunk[]): Generator<StreamChunk> {
-    for (const chunk of chunks) {
-      if (this.#names.length > 0 && chunk.type === 'text_delta') this.#text += chunk.text;
-      else yield chunk;
-    }
-  }
-
-  *end(finish: readonly StreamChunk[], finishReason: string): Generator<StreamChunk> {
-    const hasNativeCalls = finish.some((chunk) => chunk.type === 'tool_call');
-    const texts = [...this.pass(finish)];
-    const found = hasNativeCalls || this.#text === '' ? undefined : this.#extract(this.#text);
-    const content = found === undefined ? this.#text : found.content;
-    if (content !== '') yield { type: 'text_delta', text: content };
-    yield* texts;
-    if (found !== undefined && found.toolCalls.length > 0) {
-      for (const toolCall of found.toolCalls) yield { type: 'tool_call', toolCall };
-      this.finishReason = 'tool_calls';
-    } else {
-      this.finishReason = finishReason;
-    }
-  }
-}
-
-function toResult(parsed: ParsedCompletion, ttftSeconds: number): GenerateResult {
-  const result: GenerateResult = {
-    content: parsed.content,
-    toolCalls: parsed.toolCalls,
-    usage: parsed.usage,
-    finishReason: parsed.finishReason,
-    model: parsed.model,
-    ttftSeconds,
-  };
-  return parsed.reasoning === '' ? result : { ...result, reasoning: parsed.reasoning };
 }
 
 function parseModelList(body: unknown): string[] {
@@ -352,21 +244,6 @@ function parseJsonText(text: string): unknown {
 function isJson(response: HttpStreamResponse): boolean {
   const type = response.headers['content-type'];
   return typeof type === 'string' && type.includes('application/json');
-}
-
-function signalOf(options: SignalOptions): { signal?: AbortSignal } {
-  return options.signal === undefined ? {} : { signal: options.signal };
-}
-
-function pick<T extends object, K extends keyof T>(
-  source: T,
-  keys: readonly K[],
-): Partial<Pick<T, K>> {
-  const result: Partial<Pick<T, K>> = {};
-  for (const key of keys) {
-    if (source[key] !== undefined) result[key] = source[key];
-  }
-  return result;
 }
 
 /** The server address without a trailing slash or `/v1`, checked to be an http(s) URL. */

@@ -4,13 +4,13 @@ import {
   type FinishReason,
   type GenerateOptions,
   type Message,
-  ReasoningSplitter,
   type StreamChunk,
   splitReasoning,
   type TokenUsage,
   type ToolCall,
   ZERO_USAGE,
 } from '../core/index.js';
+import { joinReasoning, ReasoningChunker } from './stream-chunks.js';
 
 /** A server answer that does not follow the OpenAI format (or reports an error inside a 200 answer). */
 export class WireFormatError extends Error {
@@ -126,10 +126,6 @@ function reportServerError(root: Record<string, unknown>): void {
   throw new WireFormatError('engine_model_error', `the server reported an error: ${message}`);
 }
 
-function joinReasoning(...parts: string[]): string {
-  return parts.filter((part) => part !== '').join('\n\n');
-}
-
 function reasoningField(record: Record<string, unknown>): string {
   const value = record.reasoning_content ?? record.reasoning;
   return typeof value === 'string' ? value : '';
@@ -233,7 +229,7 @@ export class OpenAIStreamAssembler {
   usage: TokenUsage = ZERO_USAGE;
   model: string;
   readonly #calls = new Map<number, PartialToolCall>();
-  readonly #splitter = new ReasoningSplitter();
+  readonly #chunker = new ReasoningChunker();
   readonly #makeId: ToolCallIdFactory;
 
   constructor(requestedModel: string, makeId: ToolCallIdFactory) {
@@ -266,8 +262,7 @@ export class OpenAIStreamAssembler {
 
   /** Ends the stream: releases held-back text and returns the assembled tool calls, in index order. */
   finish(): StreamChunk[] {
-    const rest = this.#splitter.flush();
-    const chunks = textChunks(rest.reasoning, rest.content);
+    const chunks = this.#chunker.flush();
     const ordered = [...this.#calls.entries()].sort(([left], [right]) => left - right);
     const calls = normalizeToolCalls(
       ordered.map(([, call]) => ({
@@ -284,8 +279,7 @@ export class OpenAIStreamAssembler {
   #textChunks(delta: Record<string, unknown>): StreamChunk[] {
     const reasoning = reasoningField(delta);
     const content = typeof delta.content === 'string' ? delta.content : contentText(delta.content);
-    const split = content === '' ? { content: '', reasoning: '' } : this.#splitter.push(content);
-    return textChunks(reasoning + split.reasoning, split.content);
+    return this.#chunker.push(reasoning, content);
   }
 
   #addToolCalls(value: unknown): void {
@@ -369,11 +363,4 @@ function parseChunk(data: string): Record<string, unknown> {
     );
   }
   return record;
-}
-
-function textChunks(reasoning: string, content: string): StreamChunk[] {
-  const chunks: StreamChunk[] = [];
-  if (reasoning !== '') chunks.push({ type: 'reasoning_delta', text: reasoning });
-  if (content !== '') chunks.push({ type: 'text_delta', text: content });
-  return chunks;
 }

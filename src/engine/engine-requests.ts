@@ -1,0 +1,82 @@
+import { type Clock, EngineError, type SignalOptions } from '../core/index.js';
+import { HttpClient, type SleepFunction } from './http-client.js';
+import { WireFormatError } from './openai-wire.js';
+
+/** Options that every engine on an HTTP server takes: how its requests are sent, waited for and retried. */
+export interface HttpEngineOptions {
+  /** Longest wait for one attempt (default 120 s); in a stream, for the headers and for each gap between chunks. */
+  readonly timeoutMs?: number;
+  /** Longest wait of `health()` (default 2 s). */
+  readonly healthTimeoutMs?: number;
+  /** Sent with every request (for example to get through an authenticating proxy). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Extra attempts after a transient failure; default 2. */
+  readonly maxRetries?: number;
+  readonly retryBaseDelayMs?: number;
+  readonly clock?: Clock;
+  /** Randomness for backoff jitter and generated tool-call ids. */
+  readonly random?: () => number;
+  readonly sleep?: SleepFunction;
+}
+
+const CLIENT_KEYS: readonly (keyof HttpEngineOptions)[] = [
+  'headers',
+  'timeoutMs',
+  'maxRetries',
+  'retryBaseDelayMs',
+  'random',
+  'sleep',
+  'clock',
+];
+
+/** The `HttpClient` of an engine, given those of its options that are defined (but `healthTimeoutMs`). */
+export function createEngineHttpClient(
+  baseUrl: string,
+  engineId: string,
+  options: HttpEngineOptions,
+): HttpClient {
+  return new HttpClient({ baseUrl, engineId, ...pickDefined(options, CLIENT_KEYS) });
+}
+
+/** The `signal` of the options, as request fields (none when absent). */
+export function signalOf(options: SignalOptions): { signal?: AbortSignal } {
+  return options.signal === undefined ? {} : { signal: options.signal };
+}
+
+/** Whether the server answers a GET of `path` within `timeoutMs` (default 2 s), tried once and never throwing. */
+export async function checkHealth(
+  http: HttpClient,
+  path: string,
+  options: SignalOptions,
+  timeoutMs = 2_000,
+): Promise<boolean> {
+  try {
+    await http.requestJson({ path, timeoutMs, maxRetries: 0, ...signalOf(options) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A `WireFormatError` as the `EngineError` of the engine at `address`; any other error as it is. */
+export function engineErrorFromWire(error: unknown, engineId: string, address: string): unknown {
+  if (!(error instanceof WireFormatError)) return error;
+  return new EngineError({
+    code: error.code,
+    engineId,
+    address,
+    detail: error.message,
+    cause: error,
+  });
+}
+
+function pickDefined<T extends object, K extends keyof T>(
+  source: T,
+  keys: readonly K[],
+): Partial<Pick<T, K>> {
+  const result: Partial<Pick<T, K>> = {};
+  for (const key of keys) {
+    if (source[key] !== undefined) result[key] = source[key];
+  }
+  return result;
+}
