@@ -50,6 +50,12 @@ export {
   jsonTypeName,
   toJsonValue,
 } from './json.js';
+export type {
+  MemoryBackend,
+  MemoryResult,
+  RetrieveOptions,
+  StoreOptions,
+} from './memory.js';
 export { createMessage, type Message, Role, type ToolCall } from './messages.js';
 export {
   type ReasoningParts,
