@@ -5,3 +5,33 @@ export {
   type BaseAgentOptions,
   isInstrumented,
 } from './base-agent.js';
+export {
+  CUSTOM_AGENT_NOT_IMPLEMENTED_MESSAGE,
+  CustomAgent,
+  type CustomAgentOptions,
+} from './custom.js';
+export {
+  buildReActSystemPrompt,
+  NATIVE_REACT_AGENT_KEYS,
+  NativeReActAgent,
+  type NativeReActAgentOptions,
+} from './native-react.js';
+export {
+  buildStructuredSystemPrompt,
+  buildToolSelectionGuide,
+  STRUCTURED_PROMPT_VERSION,
+} from './orchestrator-prompt.js';
+export {
+  runStructuredLoop,
+  runTextProtocolLoop,
+  type StructuredLoopDeps,
+  type TextProtocolLoopDeps,
+} from './orchestrator-structured.js';
+export {
+  buildTextToolCall,
+  normalizeToolInput,
+  parseTextProtocolReply,
+  resolveToolSpec,
+  type TextProtocolLabel,
+  type TextProtocolReply,
+} from './text-protocol.js';
