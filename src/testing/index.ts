@@ -1,4 +1,18 @@
 export {
+  buildOpenClawRuntimeScript,
+  createOpenClawRuntimeHandler,
+  OPENCLAW_HUGE_LINE_BYTES,
+  type OpenClawHttpRuntime,
+  type OpenClawRuntimeBehaviour,
+  type OpenClawRuntimeFault,
+  type OpenClawRuntimeHandler,
+  type OpenClawRuntimeHealth,
+  type OpenClawRuntimeStep,
+  type OpenClawWireMessage,
+  startOpenClawHttpRuntime,
+  writeOpenClawRuntimeScript,
+} from './openclaw-runtime.js';
+export {
   assistantReply,
   errorReply,
   ScriptedEngine,

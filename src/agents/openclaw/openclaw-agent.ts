@@ -1,0 +1,305 @@
+import {
+  type Agent,
+  type AgentContext,
+  AgentError,
+  type AgentErrorCode,
+  type AgentResult,
+  type AgentRunOptions,
+  describeError,
+  type EventBus,
+  type InferenceEngine,
+  JarvisError,
+  type JsonObject,
+  type Tool,
+  type ToolResult,
+} from '../../core/index.js';
+import { ToolExecutor } from '../../tools/index.js';
+import { MAX_TURNS_MESSAGE } from '../agent-messages.js';
+import { HttpTransport } from './http-transport.js';
+import { createOpenClawMessage, type OpenClawIdOptions, type OpenClawMessage } from './protocol.js';
+import { SubprocessTransport } from './subprocess-transport.js';
+import type { OpenClawTransport } from './transport.js';
+
+/** How `OpenClawAgent` reaches the runtime when no transport is given. */
+export type OpenClawMode = 'http' | 'subprocess';
+
+/** Options of an `OpenClawAgent`. */
+export interface OpenClawAgentOptions extends OpenClawIdOptions {
+  /** Accepted for symmetry with the other agents; the runtime brings its own model access. */
+  readonly engine?: InferenceEngine;
+  /** Model name passed to the runtime in the query's `metadata.model` (default `''`). */
+  readonly model?: string;
+  /** A ready transport; overrides `mode`, `host`, `scriptPath`, `nodePath` and `timeoutMs`. The caller closes it. */
+  readonly transport?: OpenClawTransport;
+  /** `http` (default) or `subprocess`. */
+  readonly mode?: OpenClawMode;
+  readonly bus?: EventBus;
+  /** The only tools the runtime may call (default none); each call goes through a `ToolExecutor`. */
+  readonly tools?: readonly Tool[];
+  /** HTTP mode: the runtime's base URL (default `http://localhost:18789`). */
+  readonly host?: string;
+  /** Subprocess mode: the runtime's Node entry script (required in that mode). */
+  readonly scriptPath?: string;
+  /** Subprocess mode: the Node.js binary (default: the one running this process). */
+  readonly nodePath?: string;
+  /** Read timeout of the transport the agent creates (default 30 s). */
+  readonly timeoutMs?: number;
+  /** Health-check timeout of the transport the agent creates (default 5 s). */
+  readonly healthTimeoutMs?: number;
+  /** Most messages sent to the runtime per run: the query plus tool results (default 10). */
+  readonly maxTurns?: number;
+}
+
+interface RunState {
+  readonly toolResults: ToolResult[];
+  turns: number;
+}
+
+const AGENT_ID = 'openclaw';
+
+/**
+ * Drives an external OpenClaw agent runtime (over HTTP or a Node subprocess) and executes the tool calls it asks
+ * for locally, limited to this agent's tools.
+ *
+ * A run: 1. publishes `agent_turn_start`; 2. checks the runtime's health (once, and again after a failure);
+ * 3. sends `query` with the input and `metadata: { model, conversation }`; 4. while the reply is `tool_call` and
+ * fewer than `maxTurns` messages were sent, executes it and sends `tool_result`; 5. returns the `response`, or the
+ * max-turns result; an `error` reply, a transport failure or cancellation throws `AgentError` with the partial
+ * result. `agent_turn_end` is always published.
+ */
+export class OpenClawAgent implements Agent {
+  readonly agentId = AGENT_ID;
+  readonly engine: InferenceEngine | undefined;
+  readonly model: string;
+  readonly maxTurns: number;
+  readonly transport: OpenClawTransport;
+  readonly #ownsTransport: boolean;
+  readonly #bus: EventBus | undefined;
+  readonly #tools: readonly Tool[];
+  readonly #executor: ToolExecutor;
+  readonly #idOptions: OpenClawIdOptions;
+  #healthy = false;
+
+  constructor(options: OpenClawAgentOptions = {}) {
+    this.engine = options.engine;
+    this.model = options.model ?? '';
+    this.maxTurns = readMaxTurns(options.maxTurns);
+    this.#bus = options.bus;
+    this.#tools = [...(options.tools ?? [])];
+    this.#executor = this.#createExecutor(this.#tools);
+    this.#idOptions = options.generateId === undefined ? {} : { generateId: options.generateId };
+    this.#ownsTransport = options.transport === undefined;
+    this.transport = options.transport ?? createTransport(options);
+  }
+
+  /** Runs one query through the runtime; see the class description for the steps. */
+  async run(
+    input: string,
+    context?: AgentContext,
+    options: AgentRunOptions = {},
+  ): Promise<AgentResult> {
+    const state: RunState = { toolResults: [], turns: 0 };
+    this.#bus?.publish('agent_turn_start', { agent: AGENT_ID, input });
+    try {
+      const result = await this.#converse(input, context, options.signal, state);
+      const exceeded = result.metadata.max_turns_exceeded === true;
+      this.#publishTurnEnd({
+        turns: result.turns,
+        ...(exceeded ? { maxTurnsExceeded: true } : {}),
+      });
+      return result;
+    } catch (error) {
+      const failure = this.#toAgentError(error, state, options.signal);
+      this.#publishTurnEnd({ turns: state.turns, error: failure.message });
+      throw failure;
+    }
+  }
+
+  /** Closes the transport when the agent created it (a transport passed in is left to its owner). */
+  async close(): Promise<void> {
+    if (this.#ownsTransport) await this.transport.close();
+  }
+
+  async #converse(
+    input: string,
+    context: AgentContext | undefined,
+    signal: AbortSignal | undefined,
+    state: RunState,
+  ): Promise<AgentResult> {
+    signal?.throwIfAborted();
+    await this.#ensureHealthy(signal, state);
+    const executor = this.#executorFor(context);
+    let reply = await this.#send(this.#query(input, context), signal, state);
+    while (reply.type === 'tool_call' && state.turns < this.maxTurns) {
+      const result = await executor.execute(
+        { id: reply.id, name: reply.toolName ?? '', arguments: reply.toolArgs ?? {} },
+        signal === undefined ? {} : { signal },
+      );
+      state.toolResults.push(result);
+      signal?.throwIfAborted();
+      reply = await this.#send(this.#toolResult(reply, result), signal, state);
+    }
+    return this.#finish(reply, state);
+  }
+
+  async #ensureHealthy(signal: AbortSignal | undefined, state: RunState): Promise<void> {
+    if (this.#healthy) return;
+    const healthy = await this.transport.health(signal === undefined ? {} : { signal });
+    signal?.throwIfAborted();
+    if (!healthy) {
+      const reason =
+        this.transport.lastHealthFailure ??
+        'the health check failed; start the OpenClaw runtime and make sure it answers health checks';
+      throw this.#agentError(
+        'agent_runtime_failed',
+        `OpenClaw runtime is not available (${this.transport.description}): ${reason}`,
+        state,
+      );
+    }
+    this.#healthy = true;
+  }
+
+  async #send(
+    message: OpenClawMessage,
+    signal: AbortSignal | undefined,
+    state: RunState,
+  ): Promise<OpenClawMessage> {
+    const reply = await this.transport.send(message, signal === undefined ? {} : { signal });
+    state.turns += 1;
+    return reply;
+  }
+
+  #query(input: string, context: AgentContext | undefined): OpenClawMessage {
+    const conversation = (context?.conversation.messages ?? []).map(({ role, content }) => ({
+      role,
+      content,
+    }));
+    return createOpenClawMessage(
+      { type: 'query', content: input, metadata: { model: this.model, conversation } },
+      this.#idOptions,
+    );
+  }
+
+  #toolResult(call: OpenClawMessage, result: ToolResult): OpenClawMessage {
+    const metadata: JsonObject = result.success
+      ? { tool_call_id: call.id, success: true }
+      : { tool_call_id: call.id, success: false, error_code: result.errorCode };
+    return createOpenClawMessage(
+      { type: 'tool_result', toolName: result.toolName, toolResult: result.content, metadata },
+      this.#idOptions,
+    );
+  }
+
+  #finish(reply: OpenClawMessage, state: RunState): AgentResult {
+    const { toolResults, turns } = state;
+    if (reply.type === 'response')
+      return { content: reply.content, toolResults, turns, metadata: {} };
+    if (reply.type === 'tool_call') {
+      return {
+        content: MAX_TURNS_MESSAGE,
+        toolResults,
+        turns,
+        metadata: { max_turns_exceeded: true },
+      };
+    }
+    if (reply.type === 'error') {
+      const reported = reply.error || reply.content || 'Unknown error from OpenClaw';
+      throw this.#agentError(
+        'agent_runtime_failed',
+        `OpenClaw runtime reported an error: ${reported}`,
+        state,
+      );
+    }
+    throw this.#agentError(
+      'agent_runtime_failed',
+      `OpenClaw runtime answered with an unexpected "${reply.type}" message; expected "response", "tool_call" or "error"`,
+      state,
+    );
+  }
+
+  /** The executor of this run: the agent's tools, narrowed to `context.tools` when the context names any. */
+  #executorFor(context: AgentContext | undefined): ToolExecutor {
+    const names = context?.tools ?? [];
+    if (names.length === 0) return this.#executor;
+    const allowed = new Set(names);
+    return this.#createExecutor(this.#tools.filter((tool) => allowed.has(tool.spec.name)));
+  }
+
+  #createExecutor(tools: readonly Tool[]): ToolExecutor {
+    return new ToolExecutor(tools, this.#bus === undefined ? {} : { bus: this.#bus });
+  }
+
+  #toAgentError(error: unknown, state: RunState, signal: AbortSignal | undefined): AgentError {
+    if (signal?.aborted === true) {
+      return this.#agentError(
+        'agent_cancelled',
+        'OpenClaw run was cancelled',
+        state,
+        signal.reason,
+      );
+    }
+    if (error instanceof AgentError) return error;
+    this.#healthy = false;
+    return this.#agentError(
+      'agent_runtime_failed',
+      `OpenClaw runtime failed: ${describeError(error)}`,
+      state,
+      error,
+    );
+  }
+
+  #agentError(code: AgentErrorCode, message: string, state: RunState, cause?: unknown): AgentError {
+    const partialResult: AgentResult = {
+      content: '',
+      toolResults: [...state.toolResults],
+      turns: state.turns,
+      metadata: {},
+    };
+    return new AgentError({ code, agentId: AGENT_ID, message, partialResult, cause });
+  }
+
+  #publishTurnEnd(data: Readonly<Record<string, unknown>>): void {
+    this.#bus?.publish('agent_turn_end', { agent: AGENT_ID, ...data });
+  }
+}
+
+function createTransport(options: OpenClawAgentOptions): OpenClawTransport {
+  const mode = options.mode ?? 'http';
+  const shared = {
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.healthTimeoutMs === undefined ? {} : { healthTimeoutMs: options.healthTimeoutMs }),
+    ...(options.generateId === undefined ? {} : { generateId: options.generateId }),
+  };
+  if (mode === 'http') {
+    return new HttpTransport({
+      ...shared,
+      ...(options.host === undefined ? {} : { host: options.host }),
+    });
+  }
+  if (mode === 'subprocess') {
+    if (options.scriptPath === undefined || options.scriptPath === '') {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message:
+          "OpenClaw mode 'subprocess' needs scriptPath: the path of the OpenClaw runtime's Node entry script",
+      });
+    }
+    const nodePath = options.nodePath === undefined ? {} : { nodePath: options.nodePath };
+    return new SubprocessTransport({ ...shared, ...nodePath, scriptPath: options.scriptPath });
+  }
+  throw new JarvisError({
+    code: 'invalid_argument',
+    message: `Unknown OpenClaw mode: ${JSON.stringify(mode)}. Use 'http' or 'subprocess'.`,
+  });
+}
+
+function readMaxTurns(value: number | undefined): number {
+  if (value === undefined) return 10;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: `maxTurns must be a positive integer (the most messages sent per run), got ${String(value)}`,
+    });
+  }
+  return value;
+}
