@@ -10,6 +10,7 @@ export {
   CustomAgent,
   type CustomAgentOptions,
 } from './custom.js';
+export { LoopGuard, type LoopGuardOptions, type LoopGuardVerdict } from './loop-guard.js';
 export {
   buildReActSystemPrompt,
   NATIVE_REACT_AGENT_KEYS,
@@ -44,6 +45,11 @@ export {
   serializeMessage,
 } from './openclaw/index.js';
 export {
+  OrchestratorAgent,
+  type OrchestratorAgentOptions,
+  type OrchestratorMode,
+} from './orchestrator.js';
+export {
   buildStructuredSystemPrompt,
   buildToolSelectionGuide,
   STRUCTURED_PROMPT_VERSION,
@@ -54,6 +60,7 @@ export {
   type StructuredLoopDeps,
   type TextProtocolLoopDeps,
 } from './orchestrator-structured.js';
+export { SimpleAgent, type SimpleAgentOptions } from './simple.js';
 export {
   buildTextToolCall,
   normalizeToolInput,

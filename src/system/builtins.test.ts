@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { Registry, type ToolRegistryEntry } from '../core/index.js';
+import { NativeReActAgent, OrchestratorAgent } from '../agents/index.js';
+import { type AgentRegistryEntry, Registry, type ToolRegistryEntry } from '../core/index.js';
+import { assistantReply, ScriptedEngine } from '../testing/index.js';
 import { CalculatorTool, ThinkTool, ToolExecutor } from '../tools/index.js';
-import { registerBuiltins } from './builtins.js';
+import { registerBuiltinAgents, registerBuiltins } from './builtins.js';
 
 describe('registerBuiltins', () => {
   it('registers calculator and think under their keys, idempotently', () => {
@@ -32,5 +34,32 @@ describe('registerBuiltins', () => {
       arguments: '{"expression": "15 * 340 / 100"}',
     });
     expect(result).toMatchObject({ success: true, content: '51.0' });
+  });
+});
+
+describe('registerBuiltinAgents', () => {
+  it('registers every documented agent key, react as an alias, idempotently', () => {
+    const agents = new Registry<AgentRegistryEntry>('AgentRegistry');
+    registerBuiltinAgents(agents);
+    registerBuiltinAgents(agents);
+    expect(agents.keys()).toEqual([
+      'simple',
+      'orchestrator',
+      'openclaw',
+      'custom',
+      'native_react',
+      'react',
+    ]);
+    expect(agents.get('react')).toBe(NativeReActAgent);
+  });
+
+  it('creates a working agent by key', async () => {
+    const agents = new Registry<AgentRegistryEntry>('AgentRegistry');
+    registerBuiltinAgents(agents);
+    const engine = new ScriptedEngine([assistantReply('Paris')]);
+    const agent = agents.create('orchestrator', { engine, model: 'm' });
+    expect(agent).toBeInstanceOf(OrchestratorAgent);
+    expect((await agent.run('Capital of France?')).content).toBe('Paris');
+    engine.assertAllStepsConsumed();
   });
 });

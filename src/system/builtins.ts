@@ -1,4 +1,13 @@
 import {
+  CustomAgent,
+  NativeReActAgent,
+  OpenClawAgent,
+  OrchestratorAgent,
+  SimpleAgent,
+} from '../agents/index.js';
+import {
+  AgentRegistry,
+  type AgentRegistryEntry,
   EngineRegistry,
   type Registry,
   ToolRegistry,
@@ -31,5 +40,22 @@ export function registerBuiltinEngines(engines: Registry<unknown> = EngineRegist
 export function registerBuiltins(tools: Registry<ToolRegistryEntry> = ToolRegistry): void {
   for (const [key, entry] of BUILTIN_TOOLS) {
     if (!tools.contains(key)) tools.registerValue(key, entry);
+  }
+}
+
+/** The built-in agents by registry key (`react` is an alias of `native_react`). */
+export const BUILTIN_AGENTS: ReadonlyArray<readonly [string, AgentRegistryEntry]> = [
+  ['simple', SimpleAgent],
+  ['orchestrator', OrchestratorAgent],
+  ['openclaw', OpenClawAgent],
+  ['custom', CustomAgent],
+  ['native_react', NativeReActAgent],
+  ['react', NativeReActAgent],
+];
+
+/** Registers the built-in agents in the agent registry (the global one by default); idempotent. */
+export function registerBuiltinAgents(agents: Registry<AgentRegistryEntry> = AgentRegistry): void {
+  for (const [key, entry] of BUILTIN_AGENTS) {
+    if (!agents.contains(key)) agents.registerValue(key, entry);
   }
 }

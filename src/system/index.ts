@@ -1,4 +1,10 @@
-export { BUILTIN_TOOLS, registerBuiltinEngines, registerBuiltins } from './builtins.js';
+export {
+  BUILTIN_AGENTS,
+  BUILTIN_TOOLS,
+  registerBuiltinAgents,
+  registerBuiltinEngines,
+  registerBuiltins,
+} from './builtins.js';
 export {
   type ChosenEngine,
   createEngine,

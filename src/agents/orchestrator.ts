@@ -1,0 +1,255 @@
+import {
+  type AgentContext,
+  type AgentResult,
+  type AgentRunOptions,
+  type AgentStreamEvent,
+  elapsedSeconds,
+  type GenerateOptions,
+  type GenerateResult,
+  JarvisError,
+  type Message,
+  type OpenAIFunctionTool,
+  type Tool,
+} from '../core/index.js';
+import { type ConfirmCallback, ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
+import { BaseAgent, type BaseAgentOptions, isInstrumented } from './base-agent.js';
+import { type FunctionCallingDeps, runFunctionCallingLoop } from './orchestrator-loop.js';
+import {
+  collectStream,
+  EventChannel,
+  linkSignal,
+  type StreamedTurn,
+} from './orchestrator-stream.js';
+import { runStructuredLoop, type StructuredLoopDeps } from './orchestrator-structured.js';
+import type { EmitEvent } from './orchestrator-turn.js';
+
+/** How the orchestrator talks to the model: native tool calls, or the THOUGHT/TOOL/INPUT text protocol. */
+export type OrchestratorMode = 'function_calling' | 'structured';
+
+/** Options of an `OrchestratorAgent`. */
+export interface OrchestratorAgentOptions extends BaseAgentOptions {
+  /** The tools this agent may run (default none); nothing else can be executed. */
+  readonly tools?: readonly Tool[];
+  /** Most engine calls per run (default 10); 0 or less returns the max-turns result at once. */
+  readonly maxTurns?: number;
+  /** Sent as the first message (both modes; structured mode builds its own prompt when absent). */
+  readonly systemPrompt?: string;
+  /** Default `function_calling`. */
+  readonly mode?: OrchestratorMode;
+  /** Run the calls of one turn concurrently (default true); false runs them one after another. */
+  readonly parallelToolCalls?: boolean;
+  /** Most tool calls in flight at once when running concurrently (default 8). */
+  readonly maxParallelTools?: number;
+  /** Most tool calls executed per turn (default 20); the rest are answered with `too_many_calls`. */
+  readonly maxToolCallsPerTurn?: number;
+  /** Tool executor: asked before each call of a tool that requires confirmation. */
+  readonly confirm?: ConfirmCallback;
+  /** Tool executor: timeout of tools whose spec sets none (default 30 s). */
+  readonly defaultTimeoutMs?: number;
+  /** Tool executor: longest tool output handed back to the model (default 100,000 characters). */
+  readonly maxOutputChars?: number;
+}
+
+const MODES: readonly OrchestratorMode[] = ['function_calling', 'structured'];
+
+/**
+ * Multi-turn tool-calling agent (registry key `orchestrator`). In `function_calling` mode it offers its tools
+ * to the model, runs the calls the model asks for (concurrently, bounded, results in the order issued, at most
+ * `maxToolCallsPerTurn` per turn, identical repeats refused and then stopped), sends the results back and
+ * repeats until the model answers without tool calls or `maxTurns` is reached. `stream` runs the same loop on
+ * the engine's stream. Usage over all engine calls is reported in `metadata.usage`.
+ */
+export class OrchestratorAgent extends BaseAgent {
+  readonly agentId = 'orchestrator';
+  readonly mode: OrchestratorMode;
+  readonly tools: readonly Tool[];
+  readonly maxTurns: number;
+  readonly systemPrompt: string | undefined;
+  /** The executor of this agent's tools, reporting on the agent's bus. */
+  readonly executor: ToolExecutor;
+  readonly #openAITools: readonly OpenAIFunctionTool[] | undefined;
+  readonly #loop: FunctionCallingDeps;
+
+  constructor(options: OrchestratorAgentOptions) {
+    super(options);
+    this.mode = checkMode(options.mode);
+    this.tools = [...(options.tools ?? [])];
+    this.maxTurns = options.maxTurns ?? 10;
+    this.systemPrompt = options.systemPrompt;
+    this.executor = new ToolExecutor(this.tools, executorOptions(options));
+    this.#openAITools = this.tools.length > 0 ? this.executor.getOpenAITools() : undefined;
+    this.#loop = this.#loopDeps(options);
+  }
+
+  /** Runs the agent on one input. */
+  async run(
+    input: string,
+    context?: AgentContext,
+    options: AgentRunOptions = {},
+  ): Promise<AgentResult> {
+    return this.#start(input, context, options.signal, undefined);
+  }
+
+  /**
+   * Runs the agent and yields its progress (`turn_start`, `text_delta`, `reasoning_delta`, `tool_call_start`,
+   * `tool_call_end`, `turn_end`) and finally `result`; failures are thrown as `AgentError`. Stopping the
+   * iteration early cancels the run. The run starts with the iteration. Structured mode yields only the
+   * `result`.
+   */
+  async *stream(
+    input: string,
+    context?: AgentContext,
+    options: AgentRunOptions = {},
+  ): AsyncGenerator<AgentStreamEvent, void, undefined> {
+    const controller = new AbortController();
+    const unlink = linkSignal(options.signal, controller);
+    const channel = new EventChannel<AgentStreamEvent>();
+    let settled = false;
+    const done = this.#start(input, context, controller.signal, (event) =>
+      channel.push(event),
+    ).then(
+      (result) => {
+        settled = true;
+        channel.push({ type: 'result', result });
+        channel.end();
+      },
+      (error: unknown) => {
+        settled = true;
+        channel.fail(error);
+      },
+    );
+    try {
+      yield* channel.drain();
+    } finally {
+      // Reached before the run settled only when the consumer stopped reading: cancel it and let it wind down.
+      if (!settled) {
+        controller.abort(new DOMException('The stream was closed by its consumer.', 'AbortError'));
+      }
+      await done;
+      unlink();
+    }
+  }
+
+  /** Starts a run; async so that even a synchronous failure (a malformed context) becomes a rejection. */
+  async #start(
+    input: string,
+    context: AgentContext | undefined,
+    signal: AbortSignal | undefined,
+    emit: EmitEvent | undefined,
+  ): Promise<AgentResult> {
+    this.publishTurnStart(input);
+    if (this.mode === 'structured') {
+      const options = signal === undefined ? {} : { signal };
+      return runStructuredLoop(this.#structuredDeps(), input, context, options);
+    }
+    const messages = this.buildMessages(input, context, this.systemPrompt);
+    return runFunctionCallingLoop(this.#loop, { messages, signal, emit });
+  }
+
+  #loopDeps(options: OrchestratorAgentOptions): FunctionCallingDeps {
+    const parallel = options.parallelToolCalls ?? true;
+    return {
+      agentId: this.agentId,
+      executor: this.executor,
+      bus: this.bus,
+      maxTurns: this.maxTurns,
+      maxToolCallsPerTurn: positiveInteger('maxToolCallsPerTurn', options.maxToolCallsPerTurn, 20),
+      concurrency: parallel ? positiveInteger('maxParallelTools', options.maxParallelTools, 8) : 1,
+      callModel: (messages, turn, signal, emit) => this.#callModel(messages, turn, signal, emit),
+      publishTurnEnd: (data) => this.publishTurnEnd(data),
+      maxTurnsResult: (result) => this.maxTurnsResult(result),
+    };
+  }
+
+  #structuredDeps(): StructuredLoopDeps {
+    return {
+      agentId: this.agentId,
+      tools: this.tools,
+      executor: this.executor,
+      maxTurns: this.maxTurns,
+      ...(this.systemPrompt === undefined ? {} : { systemPrompt: this.systemPrompt }),
+      generate: (messages, turn, signal) =>
+        this.generate(messages, signal === undefined ? { turn } : { turn, signal }),
+      publishTurnEnd: (data) => this.publishTurnEnd(data),
+    };
+  }
+
+  /** One model call with this agent's tools: `generate` for `run`, the engine's stream for `stream`. */
+  #callModel(
+    messages: readonly Message[],
+    turn: number,
+    signal: AbortSignal | undefined,
+    emit: EmitEvent | undefined,
+  ): Promise<GenerateResult> {
+    const tools = this.#openAITools;
+    if (emit === undefined) {
+      if (tools === undefined) return this.generate(messages, signal ? { turn, signal } : { turn });
+      return this.generate(messages, signal ? { turn, tools, signal } : { turn, tools });
+    }
+    const options: GenerateOptions = {
+      model: this.model,
+      temperature: this.temperature,
+      maxTokens: this.maxTokens,
+      ...(tools === undefined ? {} : { tools }),
+      ...(signal === undefined ? {} : { signal }),
+    };
+    return this.#streamModel({ engine: this.engine, messages, options, turn, emit });
+  }
+
+  /** Streams one model call, with `inference_start` / `inference_end` around it as `generate` publishes them. */
+  async #streamModel(call: StreamedTurn): Promise<GenerateResult> {
+    const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
+    if (bus === undefined) return collectStream(call);
+    const { turn } = call;
+    const base = { model: this.model, engine: this.engine.engineId, turn };
+    bus.publish('inference_start', base);
+    const startedMs = this.clock.monotonicMs();
+    try {
+      const result = await collectStream(call);
+      const latencySeconds = elapsedSeconds(this.clock, startedMs);
+      bus.publish('inference_end', { ...base, latencySeconds, usage: result.usage, success: true });
+      return result;
+    } catch (error) {
+      const latencySeconds = elapsedSeconds(this.clock, startedMs);
+      bus.publish('inference_end', {
+        ...base,
+        latencySeconds,
+        success: false,
+        error: String(error),
+      });
+      throw error;
+    }
+  }
+}
+
+function executorOptions(options: OrchestratorAgentOptions): ToolExecutorOptions {
+  return {
+    ...(options.bus === undefined ? {} : { bus: options.bus }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
+    ...(options.defaultTimeoutMs === undefined
+      ? {}
+      : { defaultTimeoutMs: options.defaultTimeoutMs }),
+    ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
+  };
+}
+
+function checkMode(mode: unknown): OrchestratorMode {
+  if (mode === undefined) return 'function_calling';
+  if (MODES.includes(mode as OrchestratorMode)) return mode as OrchestratorMode;
+  throw new JarvisError({
+    code: 'invalid_argument',
+    message: `mode must be one of ${MODES.map((name) => `'${name}'`).join(', ')}, got ${String(mode)}`,
+  });
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: `${name} must be a positive integer, got ${String(value)}`,
+    });
+  }
+  return value;
+}
