@@ -5,7 +5,24 @@ export {
 } from './argument-validator.js';
 export { BaseTool } from './base-tool.js';
 export { CalculatorTool } from './builtin/calculator.js';
+export {
+  FILE_READ_MAX_BYTES,
+  FileReadTool,
+  type FileReadToolOptions,
+} from './builtin/file-read.js';
+export { type LLMPricing, LLMTool, type LLMToolOptions } from './builtin/llm.js';
+export {
+  forbiddenAddressReason,
+  type HostLookup,
+  type ResolvedAddress,
+} from './builtin/ssrf-guard.js';
 export { ThinkTool } from './builtin/think.js';
+export {
+  type WebSearchProviderName,
+  WebSearchTool,
+  type WebSearchToolOptions,
+} from './builtin/web-search.js';
+export type { FetchLike, FetchLikeInit, FetchLikeResponse } from './builtin/web-search-provider.js';
 export {
   defineTool,
   type JsonSchemaToolDefinition,
