@@ -1,5 +1,6 @@
 // Runs every benchmark suite and prints a table of medians and ratios against a baseline measured in the same run.
 // Usage: npm run bench [-- --quick]
+import { agentRunSuites } from './agent.bench.js';
 import { engineRoundTripSuite } from './engine.bench.js';
 import { type BenchSuite, formatTable, measureSuite } from './harness.js';
 import { eventsSeen, toolExecutorSuite } from './tool-executor.bench.js';
@@ -24,4 +25,12 @@ try {
   await report(engines.suite);
 } finally {
   await engines.close();
+}
+
+const agents = await agentRunSuites();
+try {
+  for (const suite of agents.suites) await report(suite);
+  for (const line of agents.skipped) console.log(line);
+} finally {
+  agents.close();
 }

@@ -30,7 +30,7 @@ export interface HttpClientOptions {
   readonly maxRetryDelayMs?: number;
   /** Largest JSON body accepted. Default 64 MiB. */
   readonly maxBodyBytes?: number;
-  /** Most connections kept open to the server. Default 16. */
+  /** Most connections open to the server at once (default 64: many agent runs may share one engine). */
   readonly connections?: number;
   /** Jitter source in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
@@ -180,7 +180,7 @@ export class HttpClient {
     this.baseUrl = `${url.origin}${this.#prefix}`;
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
-    this.#pool = new Pool(url.origin, { connections: options.connections ?? 16 });
+    this.#pool = new Pool(url.origin, { connections: options.connections ?? 64 });
   }
 
   /** The full URL of a path, as named in errors. */

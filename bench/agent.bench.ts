@@ -1,0 +1,222 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
+import type { BenchCase, BenchSuite } from './harness.js';
+import { library } from './library.js';
+
+const QUESTION = 'What is 15% of 340?';
+const CONCURRENT_RUNS = 50;
+
+/** The peers live in bench/peers with their own node_modules (npm run bench:setup), never in the package. */
+const peers = createRequire(new URL('./peers/package.json', import.meta.url));
+
+interface ServerHandle {
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+async function startServerProcess(): Promise<ServerHandle> {
+  const child = fork(new URL('./agent-server.mjs', import.meta.url), {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { url: string }).url));
+    child.once('exit', (code) =>
+      reject(new Error(`the scripted server exited early (code ${code})`)),
+    );
+  });
+  return { url, child };
+}
+
+/** The floor: the same two requests and one calculator call, written by hand over node:http. */
+function handWrittenLoop(url: string): () => Promise<string> {
+  const agent = new HttpAgent({ keepAlive: true });
+  const target = new URL('/v1/chat/completions', url);
+  const tools = [
+    {
+      type: 'function',
+      function: {
+        name: 'calculator',
+        description: 'Evaluate a mathematical expression safely.',
+        parameters: {
+          type: 'object',
+          properties: { expression: { type: 'string' } },
+          required: ['expression'],
+        },
+      },
+    },
+  ];
+  const post = (body: unknown) =>
+    new Promise<{
+      choices: [
+        {
+          message: {
+            content: string | null;
+            tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+          };
+        },
+      ];
+    }>((resolve, reject) => {
+      const text = JSON.stringify(body);
+      const req = httpRequest(
+        target,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(text);
+    });
+  return async () => {
+    const messages: unknown[] = [{ role: 'user', content: QUESTION }];
+    const first = await post({ model: 'bench', messages, tools });
+    const call = first.choices[0].message.tool_calls?.[0];
+    if (call === undefined) throw new Error('expected a tool call');
+    const { expression } = JSON.parse(call.function.arguments) as { expression: string };
+    const value = String((Number(expression.split('*')[0]) * 15) / 100);
+    messages.push(first.choices[0].message, {
+      role: 'tool',
+      tool_call_id: call.id,
+      content: value,
+    });
+    const second = await post({ model: 'bench', messages, tools });
+    return second.choices[0].message.content ?? '';
+  };
+}
+
+function openJarvisRun(url: string): () => Promise<string> {
+  const engine = new library.OpenAICompatibleEngine({
+    baseUrl: url,
+    engineId: 'vllm',
+    textToolCalls: false,
+  });
+  const agent = new library.OrchestratorAgent({
+    engine,
+    model: 'bench',
+    tools: [new library.CalculatorTool()],
+  });
+  return async () => (await agent.run(QUESTION)).content;
+}
+
+// The peers are loaded from bench/peers at run time; their types are not installed with the package, so
+// the few calls made here are typed by hand.
+type Loose = Record<string, (...args: unknown[]) => unknown> & Record<string, unknown>;
+const evaluate = async ({ expression }: { expression: string }) =>
+  String((Number(expression.split('*')[0]) * 15) / 100);
+
+async function aiSdkRun(url: string): Promise<(() => Promise<string>) | undefined> {
+  try {
+    const ai = peers('ai') as Loose;
+    const compatible = peers('@ai-sdk/openai-compatible') as Loose;
+    const { z } = peers('zod') as { z: Loose };
+    const provider = compatible.createOpenAICompatible?.({
+      name: 'bench',
+      baseURL: `${url}/v1`,
+    }) as Loose;
+    const model = provider.chatModel?.('bench');
+    const inputSchema = z.object?.({ expression: z.string?.() });
+    const calculator = ai.tool?.({
+      description: 'Evaluate a mathematical expression safely.',
+      inputSchema,
+      execute: evaluate,
+    });
+    const stopWhen = ai.stepCountIs?.(5);
+    return async () => {
+      const result = (await ai.generateText?.({
+        model,
+        tools: { calculator },
+        stopWhen,
+        prompt: QUESTION,
+      })) as { text: string };
+      return result.text;
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+async function openAIAgentsRun(url: string): Promise<(() => Promise<string>) | undefined> {
+  try {
+    const agents = peers('@openai/agents') as Loose & {
+      Agent: new (o: unknown) => unknown;
+      OpenAIChatCompletionsModel: new (c: unknown, m: string) => unknown;
+    };
+    const OpenAI = (peers('openai') as { default: new (o: unknown) => unknown }).default;
+    const { z } = peers('zod') as { z: Loose };
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'bench' });
+    const calculator = agents.tool?.({
+      name: 'calculator',
+      description: 'Evaluate a mathematical expression safely.',
+      parameters: z.object?.({ expression: z.string?.() }),
+      execute: evaluate,
+    });
+    const agent = new agents.Agent({
+      name: 'bench',
+      model: new agents.OpenAIChatCompletionsModel(client, 'bench'),
+      tools: [calculator],
+    });
+    agents.setTracingDisabled?.(true);
+    return async () =>
+      String(
+        ((await agents.run?.(agent, QUESTION)) as { finalOutput?: unknown }).finalOutput ?? '',
+      );
+  } catch {
+    return undefined;
+  }
+}
+
+function concurrently(run: () => Promise<string>): () => Promise<unknown> {
+  return () => Promise.all(Array.from({ length: CONCURRENT_RUNS }, run));
+}
+
+/** Starts the server process and returns the sequential and concurrent suites, and a function that ends it all. */
+export async function agentRunSuites(): Promise<{
+  suites: BenchSuite[];
+  skipped: string[];
+  close: () => void;
+}> {
+  const server = await startServerProcess();
+  const runs: Array<[string, (() => Promise<string>) | undefined]> = [
+    ['hand-written loop over node:http', handWrittenLoop(server.url)],
+    ['OpenJarvis OrchestratorAgent', openJarvisRun(server.url)],
+    ['Vercel AI SDK generateText', await aiSdkRun(server.url)],
+    ['OpenAI Agents SDK run', await openAIAgentsRun(server.url)],
+  ];
+  const skipped = runs
+    .filter(([, run]) => run === undefined)
+    .map(([name]) => `${name} (skipped: peers not installed; run npm run bench:setup)`);
+  const available = runs.filter(
+    (entry): entry is [string, () => Promise<string>] => entry[1] !== undefined,
+  );
+  const floor = available[0]?.[0] ?? '';
+  const cases = (wrap: (run: () => Promise<string>) => () => Promise<unknown>): BenchCase[] =>
+    available.map(([name, run], index) => ({
+      name,
+      ...(index === 0 ? {} : { baseline: floor }),
+      run: wrap(run),
+    }));
+  const suites: BenchSuite[] = [
+    {
+      name: 'One orchestrator run (2 engine calls, 1 calculator call), sequential',
+      goal: 'OpenJarvis within 1.5x of the hand-written loop',
+      cases: cases((run) => run),
+    },
+    {
+      name: `The same run, ${CONCURRENT_RUNS} in flight (time per batch of ${CONCURRENT_RUNS})`,
+      goal: 'OpenJarvis within 1.5x of the hand-written loop',
+      cases: cases(concurrently),
+    },
+  ];
+  return { suites, skipped, close: () => server.child.kill() };
+}
