@@ -48,4 +48,10 @@ describe.concurrent('examples/ (the tools.md examples as runnable TypeScript)', 
       "Sunny in Oslo for the next 1 day(s).\nInvalid arguments for tool 'weather':\n- argument 'days' must be <= 7 (got number 30)\nExpected arguments: city (string, required), days (integer)\n",
     );
   });
+
+  it('orchestrator runs a tool-calling loop against the scripted HTTP server', async () => {
+    expect(await runExample('orchestrator')).toBe(
+      '[tool] calculator -> 51.0\n15% of 340 is 51.\nturns=2 tool calls=1\n',
+    );
+  });
 });
