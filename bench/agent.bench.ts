@@ -167,10 +167,11 @@ async function openAIAgentsRun(url: string): Promise<(() => Promise<string>) | u
       tools: [calculator],
     });
     agents.setTracingDisabled?.(true);
-    return async () =>
-      String(
-        ((await agents.run?.(agent, QUESTION)) as { finalOutput?: unknown }).finalOutput ?? '',
-      );
+    const runAgent = agents.run as (
+      agent: unknown,
+      input: string,
+    ) => Promise<{ finalOutput?: unknown }>;
+    return async () => String((await runAgent(agent, QUESTION)).finalOutput ?? '');
   } catch {
     return undefined;
   }
