@@ -327,38 +327,48 @@ async function indexPathRate(
 }
 
 function agreement(
-  exact: readonly (readonly string[])[],
-  bounded: readonly (readonly string[])[],
+  exact: ReadonlyMap<string, string>,
+  bounded: ReadonlyMap<string, string>,
 ): number {
-  const same = exact.filter((ids, index) => ids.join() === (bounded[index] ?? []).join()).length;
-  return (100 * same) / Math.max(1, exact.length);
+  const same = [...exact].filter(([query, ids]) => bounded.get(query) === ids).length;
+  return (100 * same) / Math.max(1, exact.size);
 }
 
-/** Retrieval latency of `memory` (and of exact ranking on the same file when `compareExact`). */
+/** Times every query on `target`, keeping the ids it returned per query. */
+function timeQueries(
+  name: string,
+  target: SQLiteMemory,
+  queries: readonly string[],
+  ids: Map<string, string>,
+): Promise<LatencyRow> {
+  return measureLatency({
+    name,
+    inputs: queries,
+    repetitions: REPETITIONS,
+    operation: async (query: string) => {
+      const results = await target.retrieve(query, { topK: TOP_K });
+      ids.set(query, results.map((result) => result.id).join());
+    },
+  });
+}
+
+/** Retrieval latency of the memory (and of exact ranking on the same file, when `compareExact`). */
 async function retrievalCases(
   context: RunContext,
   size: string,
   compareExact: boolean,
 ): Promise<{ rows: LatencyRow[]; agreementPercent: number | undefined }> {
   const { lib, dbPath, memory, queries } = context;
-  const timed = (name: string, target: SQLiteMemory, ids: string[][]) =>
-    measureLatency({
-      name,
-      inputs: queries,
-      repetitions: REPETITIONS,
-      operation: async (query: string) => {
-        const results = await target.retrieve(query, { topK: TOP_K });
-        if (ids.length < queries.length) ids.push(results.map((result) => result.id));
-      },
-    });
-  await timed('warm-up', memory, []);
-  const bounded: string[][] = [];
-  const retrieve = await timed(`retrieve top ${TOP_K}, ${size} chunks`, memory, bounded);
+  for (const query of queries.slice(0, 20)) await memory.retrieve(query, { topK: TOP_K });
+  const bounded = new Map<string, string>();
+  const name = `retrieve top ${TOP_K}, ${size} chunks`;
+  const retrieve = await timeQueries(name, memory, queries, bounded);
   if (!compareExact) return { rows: [retrieve], agreementPercent: undefined };
   const exactMemory = new lib.SQLiteMemory({ dbPath, maxExactPostings: Number.POSITIVE_INFINITY });
   try {
-    const exact: string[][] = [];
-    const exactRow = await timed(`  same, exact BM25 ranking, ${size} chunks`, exactMemory, exact);
+    const exact = new Map<string, string>();
+    const exactName = `  same, exact BM25 ranking, ${size} chunks`;
+    const exactRow = await timeQueries(exactName, exactMemory, queries, exact);
     return { rows: [retrieve, exactRow], agreementPercent: agreement(exact, bounded) };
   } finally {
     await exactMemory.close();
@@ -393,7 +403,7 @@ export async function memoryBenchSuite(options: MemoryBenchOptions = {}): Promis
   const quick = options.quick === true;
   const directory = mkdtempSync(join(tmpdir(), 'openjarvis-memory-bench-'));
   const chunks = generateChunks(LARGE, 20_240_601);
-  const queries = generateQueries(chunks.slice(0, SMALL), quick ? 60 : 200, 7);
+  const queries = generateQueries(chunks.slice(0, SMALL), quick ? 60 : 150, 7);
   const run = async (): Promise<string> => {
     const dbPath = join(directory, 'memory.db');
     const memory = new lib.SQLiteMemory({ dbPath });
@@ -423,10 +433,10 @@ async function measureAll(context: RunContext): Promise<string> {
   const plainRate = plainInsertRate(directory, small);
   const smallRate = await storeRate(memory, small);
   const smallRetrieval = await retrievalCases(context, '10,000', false);
-  const smallScan = await scanCase(small, queries.slice(0, quick ? 5 : 20), '10,000');
+  const smallScan = await scanCase(small, queries.slice(0, quick ? 5 : 15), '10,000');
   const largeRate = await storeRate(memory, chunks.slice(SMALL));
   const largeRetrieval = await retrievalCases(context, '100,000', true);
-  const largeScan = await scanCase(chunks, queries.slice(0, quick ? 3 : 10), '100,000');
+  const largeScan = await scanCase(chunks, queries.slice(0, quick ? 3 : 6), '100,000');
   const fileRate = await indexPathRate(lib, directory, chunks.slice(0, 2_500));
   const against = (rows: readonly LatencyRow[], scan: LatencyRow) =>
     rows.map((row) => ({ ...row, baseline: scan.name }));

@@ -6,11 +6,27 @@ export {
 export { BaseTool } from './base-tool.js';
 export { CalculatorTool } from './builtin/calculator.js';
 export {
+  CodeInterpreterTool,
+  type CodeInterpreterToolOptions,
+} from './builtin/code-interpreter.js';
+export {
   FILE_READ_MAX_BYTES,
   FileReadTool,
   type FileReadToolOptions,
 } from './builtin/file-read.js';
 export { type LLMPricing, LLMTool, type LLMToolOptions } from './builtin/llm.js';
+export type {
+  SandboxBackend,
+  SandboxName,
+  SandboxRequest,
+  SandboxSelection,
+} from './builtin/sandbox-backend.js';
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './builtin/sandbox-limits.js';
+export {
+  INSTALL_HINT,
+  type SandboxSelectOptions,
+  selectSandbox,
+} from './builtin/sandbox-select.js';
 export {
   forbiddenAddressReason,
   type HostLookup,

@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { Clock } from '../../core/index.js';
+
+/** Why a sandboxed process stopped. */
+export type StopReason = 'exit' | 'timeout' | 'output_limit' | 'aborted' | 'spawn_error';
+
+/** How to start and police one child process. */
+export interface ChildRunOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Written to the child's stdin, which is then closed. */
+  readonly stdin: string;
+  /** Bytes written to the child's fd 3 (then closed), e.g. a seccomp program for `bwrap --seccomp 3`. */
+  readonly fd3?: Uint8Array;
+  readonly cwd?: string;
+  readonly timeoutMs: number;
+  readonly maxStreamBytes: number;
+  readonly signal?: AbortSignal;
+  readonly clock: Clock;
+}
+
+/** What a child process did. */
+export interface ChildRunResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number | null;
+  readonly exitSignal: string | null;
+  readonly stoppedBy: StopReason;
+  readonly elapsedMs: number;
+  readonly pid: number | undefined;
+  readonly spawnError?: string;
+}
+
+interface StreamCapture {
+  readonly text: () => string;
+}
+
+/** Kills the whole process group led by `pid`; a group already gone is fine. */
+export function killProcessGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group has already exited.
+  }
+}
+
+/** Keeps at most `maxBytes` of a stream and calls `onOverflow` once when more arrives. */
+function captureStream(stream: Readable, maxBytes: number, onOverflow: () => void): StreamCapture {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let overflowed = false;
+  stream.on('data', (chunk: Buffer) => {
+    if (overflowed) return;
+    const room = maxBytes - kept;
+    if (chunk.length > room) {
+      overflowed = true;
+      if (room > 0) chunks.push(chunk.subarray(0, room));
+      kept = maxBytes;
+      onOverflow();
+      return;
+    }
+    chunks.push(chunk);
+    kept += chunk.length;
+  });
+  stream.on('error', () => undefined);
+  return { text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Writes `data` to a child pipe and closes it, ignoring a child that exits before reading. */
+function feed(pipe: Writable | null | undefined, data: string | Uint8Array): void {
+  if (!pipe) return;
+  pipe.on('error', () => undefined);
+  pipe.end(data);
+}
+
+/** Starts `options.command` detached (its own process group) with an empty environment. */
+function spawnDetached(options: ChildRunOptions): ChildProcess {
+  return spawn(options.command, [...options.args], {
+    detached: true,
+    env: {},
+    stdio: ['pipe', 'pipe', 'pipe', ...(options.fd3 ? (['pipe'] as const) : [])],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+  });
+}
+
+/** Arms the wall-clock timer and the abort signal; returns a function that disarms both. */
+function arm(options: ChildRunOptions, stop: (reason: StopReason) => void): () => void {
+  const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+  const onAbort = (): void => stop('aborted');
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  };
+}
+
+/**
+ * Runs a child in its own process group with an empty environment, kills the whole group at the wall-clock
+ * timeout, on abort or when a stream passes its cap, and resolves once it is gone.
+ */
+export function runChild(options: ChildRunOptions): Promise<ChildRunResult> {
+  return new Promise((resolve) => {
+    const startedMs = options.clock.monotonicMs();
+    const child = spawnDetached(options);
+    let stoppedBy: StopReason = 'exit';
+    let spawnError: string | undefined;
+    const stop = (reason: StopReason): void => {
+      if (stoppedBy === 'exit') stoppedBy = reason;
+      killProcessGroup(child.pid);
+    };
+    const disarm = arm(options, stop);
+    const out = captureStream(child.stdout as Readable, options.maxStreamBytes, () =>
+      stop('output_limit'),
+    );
+    const err = captureStream(child.stderr as Readable, options.maxStreamBytes, () =>
+      stop('output_limit'),
+    );
+    child.on('error', (error) => {
+      spawnError = error.message;
+      stoppedBy = 'spawn_error';
+    });
+    child.on('exit', () => {
+      killProcessGroup(child.pid);
+      // A descendant that left the group may still hold the pipes: stop waiting for them shortly.
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, 200).unref();
+    });
+    child.on('close', (code, signal) => {
+      disarm();
+      resolve({
+        ...{
+          stdout: out.text(),
+          stderr: err.text(),
+          exitCode: code,
+          exitSignal: signal,
+          stoppedBy,
+        },
+        ...{ elapsedMs: options.clock.monotonicMs() - startedMs, pid: child.pid },
+        ...(spawnError === undefined ? {} : { spawnError }),
+      });
+    });
+    feed(child.stdin, options.stdin);
+    if (options.fd3) feed(child.stdio[3] as Writable, options.fd3);
+  });
+}
