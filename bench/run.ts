@@ -4,6 +4,7 @@ import { agentRunSuites } from './agent.bench.js';
 import { engineRoundTripSuite } from './engine.bench.js';
 import { type BenchSuite, formatTable, measureSuite } from './harness.js';
 import { sandboxStartupSuite } from './sandbox.bench.js';
+import { schedulerBench } from './scheduler.bench.js';
 import { eventsSeen, toolExecutorSuite } from './tool-executor.bench.js';
 
 const quick = process.argv.includes('--quick');
@@ -40,3 +41,10 @@ const sandbox = await sandboxStartupSuite();
 for (const line of sandbox.skipped) console.log(line);
 if (sandbox.skipped.length === 0)
   console.log(`${(await sandbox.report({ samples: quick ? 20 : 100 })).table}\n`);
+
+const scheduler = schedulerBench({ quick });
+try {
+  console.log(`${await scheduler.run()}\n`);
+} finally {
+  await scheduler.close();
+}

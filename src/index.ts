@@ -102,6 +102,25 @@ export {
   type OpenAICompatibleEngineOptions,
 } from './engine/index.js';
 export {
+  CancelScheduledTaskTool,
+  type CreateTaskOptions,
+  createSchedulerTools,
+  ListScheduledTasksTool,
+  PauseScheduledTaskTool,
+  ResumeScheduledTaskTool,
+  type RunTask,
+  type RunTaskRequest,
+  type ScheduledTask,
+  SchedulerError,
+  SchedulerStore,
+  type SchedulerStoreOptions,
+  ScheduleTaskTool,
+  type TaskRun,
+  TaskScheduler,
+  type TaskSchedulerOptions,
+  type Timers,
+} from './scheduler/index.js';
+export {
   type ChosenEngine,
   createEngine,
   type DiscoverOptions,

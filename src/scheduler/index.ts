@@ -1,0 +1,53 @@
+export { formatIsoInstant, parseIsoInstant } from './instant.js';
+export { type OccurrencePlan, type PlanOptions, planOccurrences } from './occurrence-plan.js';
+export { pythonJsonDumps } from './python-json.js';
+export {
+  describeNextRun,
+  firstRunMs,
+  occurrenceAfterMs,
+  parseSchedule,
+  SCHEDULE_TYPES,
+  type Schedule,
+  type ScheduleInput,
+  type ScheduleType,
+  validateSchedule,
+} from './schedule.js';
+export { SchedulerError, type SchedulerErrorCode } from './scheduler-error.js';
+export {
+  type ClaimDueOptions,
+  type CompleteRunOptions,
+  expandHome,
+  type LeaseOptions,
+  SchedulerStore,
+  type SchedulerStoreOptions,
+  type TaskChange,
+} from './scheduler-store.js';
+export {
+  CancelScheduledTaskTool,
+  createSchedulerTools,
+  ListScheduledTasksTool,
+  PauseScheduledTaskTool,
+  ResumeScheduledTaskTool,
+  type SchedulerToolOptions,
+  ScheduleTaskTool,
+} from './scheduler-tools.js';
+export {
+  type CreateTaskOptions,
+  type RunTask,
+  type RunTaskRequest,
+  TaskScheduler,
+  type TaskSchedulerOptions,
+  toolNames,
+} from './task-scheduler.js';
+export { nextStatus, type TaskAction } from './task-state.js';
+export {
+  occurrenceKey,
+  type RunClaim,
+  type RunStatus,
+  type ScheduledTask,
+  TASK_STATUSES,
+  type TaskRun,
+  type TaskStatus,
+} from './task-types.js';
+export { runToDict, taskToDict } from './task-view.js';
+export { systemTimers, type TimerHandle, type Timers } from './timers.js';

@@ -1,0 +1,488 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  type Clock,
+  describeError,
+  type EventBus,
+  type JsonObject,
+  systemClock,
+} from '../core/index.js';
+import { formatIsoInstant } from './instant.js';
+import { firstRunMs, validateSchedule } from './schedule.js';
+import { SchedulerError } from './scheduler-error.js';
+import type { CompleteRunOptions, SchedulerStore } from './scheduler-store.js';
+import { nextStatus, type TaskAction } from './task-state.js';
+import {
+  occurrenceKey,
+  type RunClaim,
+  type ScheduledTask,
+  TASK_STATUSES,
+  type TaskRun,
+  type TaskStatus,
+} from './task-types.js';
+import { systemTimers, type TimerHandle, type Timers } from './timers.js';
+
+/** What `runTask` receives for one occurrence. */
+export interface RunTaskRequest {
+  readonly task: ScheduledTask;
+  readonly prompt: string;
+  readonly agent: string;
+  /** Tool names enabled for this run (from the task's comma-separated `tools`). */
+  readonly tools: readonly string[];
+  /** `taskId@scheduledForMs`: the same for every retry of one occurrence, so side effects can be deduplicated. */
+  readonly occurrenceKey: string;
+  readonly scheduledForMs: number;
+  readonly attempt: number;
+  /** Aborted when the scheduler stops or loses the occurrence's lease. */
+  readonly signal: AbortSignal;
+}
+
+/** Runs one occurrence (the system runs the prompt with the task's agent and tools) and returns the answer text. */
+export type RunTask = (request: RunTaskRequest) => Promise<string>;
+
+/** Options of `TaskScheduler`. */
+export interface TaskSchedulerOptions {
+  readonly store: SchedulerStore;
+  /** Required to `start()` or `runNow()`; creating and listing tasks works without it. */
+  readonly runTask?: RunTask;
+  readonly clock?: Clock;
+  readonly timers?: Timers;
+  readonly bus?: EventBus;
+  /** Most occurrences running at once in this process (default 4). */
+  readonly concurrency?: number;
+  /** How long a claim holds before another process may retry it; renewed every third of it (default 60 s). */
+  readonly leaseMs?: number;
+  /** A late occurrence still runs once when at most this late (default 1 hour). */
+  readonly catchupWindowMs?: number;
+  /** Longest sleep between checks, so tasks created by other processes are seen (default 60 s). */
+  readonly maxSleepMs?: number;
+  /** How long `stop()` waits for running occurrences before aborting them (default 30 s). */
+  readonly stopTimeoutMs?: number;
+  /** Starts of one occurrence before a crashing one is given up (default 5). */
+  readonly maxAttempts?: number;
+  /** This process's id in leases (default host:pid:random). */
+  readonly owner?: string;
+  readonly generateId?: () => string;
+}
+
+/** What `createTask` accepts (tools.md `schedule_task` parameters plus a time zone and metadata). */
+export interface CreateTaskOptions {
+  readonly prompt: unknown;
+  readonly scheduleType: unknown;
+  readonly scheduleValue: unknown;
+  readonly agent?: string | undefined;
+  /** Comma-separated names, or a list. */
+  readonly tools?: string | readonly string[] | undefined;
+  /** IANA time zone of a cron expression (default `UTC`). */
+  readonly timezone?: string | undefined;
+  readonly contextMode?: string | undefined;
+  readonly metadata?: JsonObject | undefined;
+}
+
+interface RunningOccurrence {
+  readonly promise: Promise<void>;
+  readonly controller: AbortController;
+}
+
+const IDLE_RETRY_MS = 250;
+
+/** Splits a comma-separated tool list into trimmed non-empty names. */
+export function toolNames(tools: string): string[] {
+  return tools
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+function normaliseTools(tools: string | readonly string[] | undefined): string {
+  if (tools === undefined) return '';
+  if (typeof tools === 'string') return toolNames(tools).join(',');
+  return tools
+    .map((name) => String(name).trim())
+    .filter((name) => name !== '')
+    .join(',');
+}
+
+/**
+ * Runs durable cron / interval / once tasks: a timer set to the next due time, due occurrences claimed with a
+ * lease (safe with several processes on one database), run concurrently up to a limit, never overlapping
+ * themselves, and recorded exactly once in the run log.
+ */
+export class TaskScheduler {
+  readonly store: SchedulerStore;
+  /** This process's id in leases. */
+  readonly owner: string;
+  readonly #runTask: RunTask | undefined;
+  readonly #clock: Clock;
+  readonly #timers: Timers;
+  readonly #bus: EventBus | undefined;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #catchupWindowMs: number;
+  readonly #maxSleepMs: number;
+  readonly #stopTimeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #generateId: () => string;
+  readonly #running = new Map<number, RunningOccurrence>();
+  #timer: TimerHandle | undefined;
+  #started = false;
+  #tickQueued = false;
+  #lastError: unknown;
+  #completions: {
+    readonly options: CompleteRunOptions;
+    readonly resolve: (recorded: boolean) => void;
+  }[] = [];
+
+  constructor(options: TaskSchedulerOptions) {
+    this.store = options.store;
+    this.#runTask = options.runTask;
+    this.#clock = options.clock ?? systemClock;
+    this.#timers = options.timers ?? systemTimers;
+    this.#bus = options.bus;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
+    this.#leaseMs = Math.max(1, options.leaseMs ?? 60_000);
+    this.#catchupWindowMs = Math.max(0, options.catchupWindowMs ?? 3_600_000);
+    this.#maxSleepMs = Math.max(1, options.maxSleepMs ?? 60_000);
+    this.#stopTimeoutMs = Math.max(0, options.stopTimeoutMs ?? 30_000);
+    this.#maxAttempts = Math.max(1, options.maxAttempts ?? 5);
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
+  }
+
+  /** True between `start()` and `stop()`. */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** How many occurrences this process is running now. */
+  get runningCount(): number {
+    return this.#running.size;
+  }
+
+  /** The last error of the scheduling loop (a database failure), kept for inspection; undefined when none. */
+  get lastError(): unknown {
+    return this.#lastError;
+  }
+
+  /** Validates and saves a task; it is `active` with its first due time computed. */
+  createTask(options: CreateTaskOptions): ScheduledTask {
+    if (typeof options.prompt !== 'string' || options.prompt.trim() === '')
+      throw new SchedulerError('invalid_task', 'prompt must be a non-empty string');
+    const nowMs = this.#clock.nowMs();
+    const schedule = validateSchedule(options, nowMs);
+    const task: ScheduledTask = {
+      id: this.#generateId(),
+      prompt: options.prompt,
+      scheduleType: schedule.type,
+      scheduleValue: schedule.value,
+      timezone: schedule.timezone,
+      contextMode: options.contextMode ?? 'isolated',
+      status: 'active',
+      nextRunMs: firstRunMs(schedule, nowMs),
+      lastRunMs: undefined,
+      agent:
+        options.agent === undefined || options.agent.trim() === ''
+          ? 'simple'
+          : options.agent.trim(),
+      tools: normaliseTools(options.tools),
+      metadata: options.metadata ?? {},
+      createdMs: nowMs,
+    };
+    this.store.insertTask(task);
+    this.#wake();
+    return task;
+  }
+
+  /** The task with this id; throws a `SchedulerError` (`task_not_found`) for an unknown id. */
+  getTask(taskId: string): ScheduledTask {
+    const task = this.store.getTask(taskId);
+    if (task === undefined) throw new SchedulerError('task_not_found', `Task not found: ${taskId}`);
+    return task;
+  }
+
+  /** Every task in creation order, optionally only those with one status. */
+  listTasks(options: { readonly status?: string | undefined } = {}): ScheduledTask[] {
+    const { status } = options;
+    if (status !== undefined && !TASK_STATUSES.includes(status as TaskStatus))
+      throw new SchedulerError(
+        'invalid_task',
+        `unknown status '${status}': use ${TASK_STATUSES.join(', ')}`,
+      );
+    return this.store.listTasks(status as TaskStatus | undefined);
+  }
+
+  /** Pauses an active task (its next due time is kept). */
+  pauseTask(taskId: string): ScheduledTask {
+    return this.#transition(taskId, 'pause');
+  }
+
+  /** Resumes a paused task, computing its next due time from now. */
+  resumeTask(taskId: string): ScheduledTask {
+    return this.#transition(taskId, 'resume');
+  }
+
+  /** Cancels a task for good (status `cancelled`, no next run); a running occurrence finishes. */
+  cancelTask(taskId: string): ScheduledTask {
+    return this.#transition(taskId, 'cancel');
+  }
+
+  #transition(taskId: string, action: TaskAction): ScheduledTask {
+    const nowMs = this.#clock.nowMs();
+    const updated = this.store.updateTask(taskId, (task) => {
+      const status = nextStatus(task, action);
+      if (action === 'cancel') return { status, nextRunMs: undefined };
+      if (action === 'pause') return { status };
+      if (task.scheduleType === 'once' && task.nextRunMs === undefined)
+        return { status: 'completed' };
+      return { status, nextRunMs: firstRunMs(validateSchedule(task, nowMs), nowMs) };
+    });
+    this.#wake();
+    return updated;
+  }
+
+  /** The run log of a task, newest first (missed occurrences included). */
+  logs(taskId: string, limit = 10): TaskRun[] {
+    this.getTask(taskId);
+    return this.store.runLogs(taskId, limit);
+  }
+
+  /** Runs a task once now, outside its schedule, and returns the recorded run. */
+  async runNow(taskId: string): Promise<TaskRun> {
+    this.#requireRunner();
+    const nowMs = this.#clock.nowMs();
+    const claim = this.store.claimManual(taskId, {
+      nowMs,
+      owner: this.owner,
+      leaseMs: this.#leaseMs,
+    });
+    await this.#launch(claim);
+    const run = this.store.getRun(claim.run.id);
+    if (run === undefined)
+      throw new SchedulerError('task_not_found', `Run ${claim.run.id} of task ${taskId} vanished`);
+    return run;
+  }
+
+  #requireRunner(): RunTask {
+    if (this.#runTask === undefined)
+      throw new SchedulerError(
+        'scheduler_unavailable',
+        'no runTask was given: this scheduler cannot run tasks',
+      );
+    return this.#runTask;
+  }
+
+  /** Starts firing due tasks (a no-op when already started). */
+  start(): void {
+    this.#requireRunner();
+    if (this.#started) return;
+    this.#started = true;
+    this.#tick();
+  }
+
+  /**
+   * Stops firing new occurrences and waits for running ones, at most `stopTimeoutMs`; then aborts them (their
+   * leases expire and another process retries them).
+   */
+  async stop(): Promise<void> {
+    this.#started = false;
+    this.#clearTimer();
+    const pending = [...this.#running.values()];
+    if (pending.length === 0) return;
+    let timeout: TimerHandle | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timeout = this.#timers.setTimeout(resolve, this.#stopTimeoutMs);
+    });
+    await Promise.race([Promise.all(pending.map((entry) => entry.promise)), expired]);
+    this.#timers.clearTimeout(timeout);
+    for (const entry of this.#running.values())
+      entry.controller.abort(new Error('scheduler stopped'));
+  }
+
+  /** Resolves when no occurrence is running in this process. */
+  async idle(): Promise<void> {
+    while (this.#running.size > 0)
+      await Promise.all([...this.#running.values()].map((entry) => entry.promise));
+  }
+
+  /** Checks for due work now (normally the timer does this). */
+  tick(): void {
+    this.#tick();
+  }
+
+  /** Ticks once after the current burst of work (completions, creations) instead of once per item. */
+  #wake(): void {
+    if (!this.#started || this.#tickQueued) return;
+    this.#tickQueued = true;
+    queueMicrotask(() => {
+      this.#tickQueued = false;
+      this.#tick();
+    });
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #tick(): void {
+    if (!this.#started) return;
+    this.#clearTimer();
+    const free = this.#concurrency - this.#running.size;
+    if (free <= 0) return; // a finishing run ticks again
+    let claimed = 0;
+    const claimedAtMs = this.#clock.nowMs();
+    try {
+      const claims = this.store.claimDue({
+        nowMs: claimedAtMs,
+        owner: this.owner,
+        leaseMs: this.#leaseMs,
+        limit: free,
+        catchupWindowMs: this.#catchupWindowMs,
+        maxAttempts: this.#maxAttempts,
+      });
+      claimed = claims.length;
+      for (const claim of claims) void this.#launch(claim);
+    } catch (error) {
+      this.#lastError = error;
+      this.#arm(IDLE_RETRY_MS);
+      return;
+    }
+    if (this.#running.size < this.#concurrency)
+      this.#arm(this.#delayToNextWake(claimed, claimedAtMs));
+  }
+
+  /**
+   * Milliseconds until the next check: 0 when work came due after the claim was made (or more may be waiting);
+   * a short back-off when work due at claim time could not be claimed (held elsewhere), never a busy loop.
+   */
+  #delayToNextWake(claimed: number, claimedAtMs: number): number {
+    const wakeMs = this.store.nextWakeMs();
+    if (wakeMs === undefined) return this.#maxSleepMs;
+    if (wakeMs <= claimedAtMs) return claimed > 0 ? 0 : IDLE_RETRY_MS;
+    return Math.min(this.#maxSleepMs, Math.max(0, Math.ceil(wakeMs - this.#clock.nowMs())));
+  }
+
+  #arm(delayMs: number): void {
+    this.#clearTimer();
+    this.#timer = this.#timers.setTimeout(() => {
+      this.#timer = undefined;
+      this.#tick();
+    }, delayMs);
+  }
+
+  #launch(claim: RunClaim): Promise<void> {
+    const controller = new AbortController();
+    const promise = this.#execute(claim, controller).finally(() => {
+      this.#running.delete(claim.run.id);
+      this.#wake();
+    });
+    this.#running.set(claim.run.id, { promise, controller });
+    return promise;
+  }
+
+  async #execute(claim: RunClaim, controller: AbortController): Promise<void> {
+    const { run, task } = claim;
+    this.#bus?.publish('scheduler_task_start', {
+      task_id: task.id,
+      prompt: task.prompt,
+      scheduled_for: formatIsoInstant(run.scheduledForMs),
+      attempt: run.attempt,
+      occurrence_key: occurrenceKey(run),
+    });
+    const stopRenewing = this.#keepLease(run.id, controller);
+    const outcome = await this.#invoke(claim, controller.signal);
+    stopRenewing();
+    const recorded = await this.#complete({
+      runId: run.id,
+      owner: this.owner,
+      nowMs: this.#clock.nowMs(),
+      ...outcome,
+    });
+    this.#bus?.publish('scheduler_task_end', {
+      task_id: task.id,
+      ...outcome,
+      scheduled_for: formatIsoInstant(run.scheduledForMs),
+      attempt: run.attempt,
+      recorded,
+    });
+  }
+
+  /** Queues a completion; the ones finishing together are written in one transaction (one fsync). */
+  #complete(options: CompleteRunOptions): Promise<boolean> {
+    return new Promise((resolve) => {
+      this.#completions.push({ options, resolve });
+      if (this.#completions.length === 1) queueMicrotask(() => this.#flushCompletions());
+    });
+  }
+
+  #flushCompletions(): void {
+    const batch = this.#completions.splice(0);
+    let recorded: boolean[];
+    try {
+      recorded = this.store.completeRuns(batch.map((entry) => entry.options));
+    } catch (error) {
+      this.#lastError = error; // the leases expire and the occurrences are retried
+      recorded = batch.map(() => false);
+    }
+    batch.forEach((entry, index) => {
+      entry.resolve(recorded[index] ?? false);
+    });
+  }
+
+  async #invoke(
+    claim: RunClaim,
+    signal: AbortSignal,
+  ): Promise<{ success: boolean; result: string; error: string }> {
+    const { run, task } = claim;
+    try {
+      const result: unknown = await this.#requireRunner()({
+        task,
+        prompt: task.prompt,
+        agent: task.agent,
+        tools: toolNames(task.tools),
+        occurrenceKey: occurrenceKey(run),
+        scheduledForMs: run.scheduledForMs,
+        attempt: run.attempt,
+        signal,
+      });
+      if (typeof result !== 'string')
+        return {
+          success: false,
+          result: '',
+          error: `runTask returned ${typeof result}, expected the answer text`,
+        };
+      return { success: true, result, error: '' };
+    } catch (error) {
+      return { success: false, result: '', error: describeError(error) };
+    }
+  }
+
+  #keepLease(runId: number, controller: AbortController): () => void {
+    let handle: TimerHandle | undefined;
+    let stopped = false;
+    const renew = () => {
+      if (stopped) return;
+      let held = false;
+      try {
+        held = this.store.renewLease(runId, {
+          nowMs: this.#clock.nowMs(),
+          owner: this.owner,
+          leaseMs: this.#leaseMs,
+        });
+      } catch (error) {
+        this.#lastError = error;
+        held = true; // a busy database is not a lost lease; try again next time
+      }
+      if (!held)
+        controller.abort(
+          new Error('lease lost: another scheduler process took over this occurrence'),
+        );
+      else handle = this.#timers.setTimeout(renew, Math.max(1, Math.floor(this.#leaseMs / 3)));
+    };
+    handle = this.#timers.setTimeout(renew, Math.max(1, Math.floor(this.#leaseMs / 3)));
+    return () => {
+      stopped = true;
+      this.#timers.clearTimeout(handle);
+    };
+  }
+}
