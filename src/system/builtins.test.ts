@@ -6,11 +6,23 @@ import { CalculatorTool, ThinkTool, ToolExecutor } from '../tools/index.js';
 import { registerBuiltinAgents, registerBuiltins } from './builtins.js';
 
 describe('registerBuiltins', () => {
-  it('registers calculator and think under their keys, idempotently', () => {
+  it('registers the built-in tools under their keys, idempotently', () => {
     const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
     registerBuiltins(tools);
     registerBuiltins(tools);
-    expect(tools.keys()).toEqual(['calculator', 'think']);
+    expect(tools.keys()).toEqual([
+      'calculator',
+      'think',
+      'llm',
+      'file_read',
+      'web_search',
+      'code_interpreter',
+      'schedule_task',
+      'list_scheduled_tasks',
+      'pause_scheduled_task',
+      'resume_scheduled_task',
+      'cancel_scheduled_task',
+    ]);
     expect(tools.create('calculator')).toBeInstanceOf(CalculatorTool);
     expect(tools.create('think')).toBeInstanceOf(ThinkTool);
   });
@@ -21,13 +33,21 @@ describe('registerBuiltins', () => {
     tools.registerValue('calculator', mine);
     registerBuiltins(tools);
     expect(tools.get('calculator')).toBe(mine);
-    expect(tools.keys()).toEqual(['calculator', 'think']);
+    expect(tools.keys()[0]).toBe('calculator');
+  });
+
+  it('gives scheduler tools that say the scheduler is unavailable until one is injected', async () => {
+    const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
+    registerBuiltins(tools);
+    const result = await tools.create('list_scheduled_tasks').execute({});
+    expect(result.success).toBe(false);
+    expect(result.content).toContain('scheduler is unavailable');
   });
 
   it('gives tools that work through the executor by key', async () => {
     const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
     registerBuiltins(tools);
-    const executor = new ToolExecutor(tools.keys().map((key) => tools.create(key)));
+    const executor = new ToolExecutor(['calculator', 'think'].map((key) => tools.create(key)));
     const result = await executor.execute({
       id: 'c',
       name: 'calculator',

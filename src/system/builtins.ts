@@ -13,13 +13,39 @@ import {
   ToolRegistry,
   type ToolRegistryEntry,
 } from '../core/index.js';
-import { CalculatorTool, ThinkTool } from '../tools/index.js';
+import {
+  CancelScheduledTaskTool,
+  ListScheduledTasksTool,
+  PauseScheduledTaskTool,
+  ResumeScheduledTaskTool,
+  ScheduleTaskTool,
+} from '../scheduler/index.js';
+import {
+  CalculatorTool,
+  CodeInterpreterTool,
+  FileReadTool,
+  LLMTool,
+  ThinkTool,
+  WebSearchTool,
+} from '../tools/index.js';
 import { createEngine, ENGINE_KEYS, type EngineSettings } from './engines.js';
 
-/** The built-in tools by registry key. */
+/**
+ * The built-in tools by registry key. Tools with dependencies (`llm` an engine, `file_read` its allowed
+ * directories, the scheduler tools a scheduler) take them as constructor options: `create(key, options)`.
+ */
 export const BUILTIN_TOOLS: ReadonlyArray<readonly [string, ToolRegistryEntry]> = [
   ['calculator', CalculatorTool],
   ['think', ThinkTool],
+  ['llm', LLMTool],
+  ['file_read', FileReadTool],
+  ['web_search', WebSearchTool],
+  ['code_interpreter', CodeInterpreterTool],
+  ['schedule_task', ScheduleTaskTool],
+  ['list_scheduled_tasks', ListScheduledTasksTool],
+  ['pause_scheduled_task', PauseScheduledTaskTool],
+  ['resume_scheduled_task', ResumeScheduledTaskTool],
+  ['cancel_scheduled_task', CancelScheduledTaskTool],
 ];
 
 /**
