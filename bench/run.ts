@@ -3,6 +3,7 @@
 import { agentRunSuites } from './agent.bench.js';
 import { engineRoundTripSuite } from './engine.bench.js';
 import { type BenchSuite, formatTable, measureSuite } from './harness.js';
+import { memoryBenchSuite } from './memory.bench.js';
 import { sandboxStartupSuite } from './sandbox.bench.js';
 import { schedulerBench } from './scheduler.bench.js';
 import { eventsSeen, toolExecutorSuite } from './tool-executor.bench.js';
@@ -47,4 +48,11 @@ try {
   console.log(`${await scheduler.run()}\n`);
 } finally {
   await scheduler.close();
+}
+
+const memory = await memoryBenchSuite({ quick });
+try {
+  console.log(`${await memory.run()}\n`);
+} finally {
+  await memory.close();
 }

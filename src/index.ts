@@ -62,7 +62,9 @@ export {
   type JsonSchema,
   type JsonValue,
   type ListenerError,
+  type MemoryBackend,
   MemoryRegistry,
+  type MemoryResult,
   type Message,
   type OpenAIFunctionTool,
   type RegistrableClass,
@@ -101,6 +103,19 @@ export {
   OpenAICompatibleEngine,
   type OpenAICompatibleEngineOptions,
 } from './engine/index.js';
+export {
+  buildContextMessage,
+  type ContextOptions,
+  chunkText,
+  type IndexPathOptions,
+  type IndexProgress,
+  type IndexSummary,
+  indexPath,
+  injectContext,
+  type SkippedPath,
+  SQLiteMemory,
+  type SQLiteMemoryOptions,
+} from './memory/index.js';
 export {
   CancelScheduledTaskTool,
   type CreateTaskOptions,
@@ -160,6 +175,8 @@ export {
   type FileReadToolOptions,
   LLMTool,
   type LLMToolOptions,
+  RetrievalTool,
+  type RetrievalToolOptions,
   selectSandbox,
   ThinkTool,
   type ToolCallInput,

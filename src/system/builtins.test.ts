@@ -13,6 +13,7 @@ describe('registerBuiltins', () => {
     expect(tools.keys()).toEqual([
       'calculator',
       'think',
+      'retrieval',
       'llm',
       'file_read',
       'web_search',

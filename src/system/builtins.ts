@@ -9,10 +9,12 @@ import {
   AgentRegistry,
   type AgentRegistryEntry,
   EngineRegistry,
+  MemoryRegistry,
   type Registry,
   ToolRegistry,
   type ToolRegistryEntry,
 } from '../core/index.js';
+import { SQLiteMemory } from '../memory/index.js';
 import {
   CancelScheduledTaskTool,
   ListScheduledTasksTool,
@@ -25,6 +27,7 @@ import {
   CodeInterpreterTool,
   FileReadTool,
   LLMTool,
+  RetrievalTool,
   ThinkTool,
   WebSearchTool,
 } from '../tools/index.js';
@@ -37,6 +40,7 @@ import { createEngine, ENGINE_KEYS, type EngineSettings } from './engines.js';
 export const BUILTIN_TOOLS: ReadonlyArray<readonly [string, ToolRegistryEntry]> = [
   ['calculator', CalculatorTool],
   ['think', ThinkTool],
+  ['retrieval', RetrievalTool],
   ['llm', LLMTool],
   ['file_read', FileReadTool],
   ['web_search', WebSearchTool],
@@ -78,6 +82,18 @@ export const BUILTIN_AGENTS: ReadonlyArray<readonly [string, AgentRegistryEntry]
   ['native_react', NativeReActAgent],
   ['react', NativeReActAgent],
 ];
+
+/** The built-in memory backends by registry key. */
+export const BUILTIN_MEMORY_BACKENDS: ReadonlyArray<readonly [string, unknown]> = [
+  ['sqlite', SQLiteMemory],
+];
+
+/** Registers the built-in memory backends in the memory registry (the global one by default); idempotent. */
+export function registerBuiltinMemory(backends: Registry<unknown> = MemoryRegistry): void {
+  for (const [key, entry] of BUILTIN_MEMORY_BACKENDS) {
+    if (!backends.contains(key)) backends.registerValue(key, entry);
+  }
+}
 
 /** Registers the built-in agents in the agent registry (the global one by default); idempotent. */
 export function registerBuiltinAgents(agents: Registry<AgentRegistryEntry> = AgentRegistry): void {

@@ -1,8 +1,10 @@
 export {
   BUILTIN_AGENTS,
+  BUILTIN_MEMORY_BACKENDS,
   BUILTIN_TOOLS,
   registerBuiltinAgents,
   registerBuiltinEngines,
+  registerBuiltinMemory,
   registerBuiltins,
 } from './builtins.js';
 export {

@@ -15,6 +15,7 @@ export {
   type FileReadToolOptions,
 } from './builtin/file-read.js';
 export { type LLMPricing, LLMTool, type LLMToolOptions } from './builtin/llm.js';
+export { RetrievalTool, type RetrievalToolOptions } from './builtin/retrieval.js';
 export type {
   SandboxBackend,
   SandboxName,
