@@ -20,3 +20,4 @@ export {
   type GetEngineOptions,
   getEngine,
 } from './engines.js';
+export { webSearchSettingsFromEnv } from './tool-settings.js';
