@@ -12,6 +12,11 @@ export {
 } from './custom.js';
 export { LoopGuard, type LoopGuardOptions, type LoopGuardVerdict } from './loop-guard.js';
 export {
+  buildOpenHandsSystemPrompt,
+  NativeOpenHandsAgent,
+  type NativeOpenHandsAgentOptions,
+} from './native-openhands.js';
+export {
   buildReActSystemPrompt,
   NATIVE_REACT_AGENT_KEYS,
   NativeReActAgent,
@@ -60,6 +65,9 @@ export {
   type StructuredLoopDeps,
   type TextProtocolLoopDeps,
 } from './orchestrator-structured.js';
+export { RLMAgent, type RLMAgentOptions } from './rlm.js';
+export { buildRlmSystemPrompt } from './rlm-prompt.js';
+export type { RlmInterpreter, RlmInterpreterFactory } from './rlm-session.js';
 export { SimpleAgent, type SimpleAgentOptions } from './simple.js';
 export {
   buildTextToolCall,

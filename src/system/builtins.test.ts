@@ -70,6 +70,8 @@ describe('registerBuiltinAgents', () => {
       'custom',
       'native_react',
       'react',
+      'native_openhands',
+      'rlm',
     ]);
     expect(agents.get('react')).toBe(NativeReActAgent);
   });

@@ -1,8 +1,10 @@
 import {
   CustomAgent,
+  NativeOpenHandsAgent,
   NativeReActAgent,
   OpenClawAgent,
   OrchestratorAgent,
+  RLMAgent,
   SimpleAgent,
 } from '../agents/index.js';
 import {
@@ -81,6 +83,8 @@ export const BUILTIN_AGENTS: ReadonlyArray<readonly [string, AgentRegistryEntry]
   ['custom', CustomAgent],
   ['native_react', NativeReActAgent],
   ['react', NativeReActAgent],
+  ['native_openhands', NativeOpenHandsAgent],
+  ['rlm', RLMAgent],
 ];
 
 /** The built-in memory backends by registry key. */

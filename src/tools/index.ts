@@ -29,6 +29,16 @@ export {
   selectSandbox,
 } from './builtin/sandbox-select.js';
 export {
+  openSandboxSession,
+  type SandboxHostCall,
+  SandboxSession,
+  type SandboxSessionExecOptions,
+  type SandboxSessionExecResult,
+  type SandboxSessionOpenResult,
+  type SandboxSessionOptions,
+  type SandboxStepEnd,
+} from './builtin/sandbox-session.js';
+export {
   forbiddenAddressReason,
   type HostLookup,
   type ResolvedAddress,
