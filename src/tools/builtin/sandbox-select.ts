@@ -32,7 +32,7 @@ export const INSTALL_HINT =
 const ROOT_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64'];
 
 /** True when `path` is an executable file. */
-async function isExecutable(path: string): Promise<boolean> {
+export async function isExecutable(path: string): Promise<boolean> {
   try {
     await access(path, constants.X_OK);
     return true;
@@ -42,7 +42,7 @@ async function isExecutable(path: string): Promise<boolean> {
 }
 
 /** `/bin`, `/lib`, ... as symlinks (merged-/usr systems) or directories to bind read-only. */
-async function rootEntries(): Promise<RootEntry[]> {
+export async function rootEntries(): Promise<RootEntry[]> {
   const entries: RootEntry[] = [];
   for (const path of ROOT_LINKS) {
     try {

@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, lstat, readlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { type Clock, type JsonValue, systemClock } from '../../core/index.js';
-import { buildBwrapArgs, type RootEntry } from './sandbox-bwrap.js';
+import { buildBwrapArgs } from './sandbox-bwrap.js';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, SandboxSlots } from './sandbox-limits.js';
 import { killProcessGroup } from './sandbox-process.js';
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
+import { isExecutable, rootEntries } from './sandbox-select.js';
 import { SANDBOX_SESSION_DRIVER } from './sandbox-session-driver.js';
 
 /** How to open a persistent sandboxed interpreter. */
@@ -61,7 +60,6 @@ export interface SandboxSessionExecResult {
   readonly elapsedMs: number;
 }
 
-const ROOT_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64'];
 const STDERR_TAIL_CHARS = 4000;
 
 type DriverMessage = Readonly<Record<string, unknown>>;
@@ -305,29 +303,6 @@ function doneResult(message: DriverMessage, elapsedMs: number): SandboxSessionEx
     end: 'completed',
     elapsedMs,
   };
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function rootEntries(): Promise<RootEntry[]> {
-  const entries: RootEntry[] = [];
-  for (const path of ROOT_LINKS) {
-    try {
-      const stat = await lstat(path);
-      if (stat.isSymbolicLink()) entries.push({ path, target: await readlink(path) });
-      else if (stat.isDirectory()) entries.push({ path });
-    } catch {
-      // Absent on this system.
-    }
-  }
-  return entries;
 }
 
 interface ResolvedPaths {
