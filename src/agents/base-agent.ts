@@ -11,8 +11,10 @@ import {
   type InferenceEngine,
   type Message,
   systemClock,
+  type Tool,
   type ToolResult,
 } from '../core/index.js';
+import { ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
 import { buildAgentMessages, MAX_TURNS_MESSAGE } from './agent-messages.js';
 
 /** Options shared by the engine-backed agents. */
@@ -70,6 +72,18 @@ export abstract class BaseAgent implements Agent {
     context?: AgentContext,
     options?: AgentRunOptions,
   ): Promise<AgentResult>;
+
+  /** A ToolExecutor for `tools` that reports on the agent's bus and measures with the agent's clock. */
+  protected createToolExecutor(
+    tools: readonly Tool[],
+    options: Omit<ToolExecutorOptions, 'bus' | 'clock'> = {},
+  ): ToolExecutor {
+    return new ToolExecutor(tools, {
+      ...options,
+      clock: this.clock,
+      ...(this.bus === undefined ? {} : { bus: this.bus }),
+    });
+  }
 
   /** System prompt (when given), context conversation, then the user input. */
   protected buildMessages(input: string, context?: AgentContext, systemPrompt?: string): Message[] {

@@ -14,7 +14,7 @@ import {
   toolFailure,
   ZERO_USAGE,
 } from '../core/index.js';
-import { buildToolDescriptions, capOutput, ToolExecutor } from '../tools/index.js';
+import { buildToolDescriptions, capOutput, type ToolExecutor } from '../tools/index.js';
 import { stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { buildTextToolCall, parseTextProtocolReply } from './text-protocol.js';
@@ -161,10 +161,7 @@ export class NativeOpenHandsAgent extends BaseAgent {
     this.tools = [...(options.tools ?? [])];
     this.maxTurns = checkMaxTurns(options.maxTurns ?? 3);
     this.systemPrompt = options.systemPrompt || buildOpenHandsSystemPrompt(this.tools);
-    this.executor = new ToolExecutor(this.tools, {
-      clock: this.clock,
-      ...(this.bus === undefined ? {} : { bus: this.bus }),
-    });
+    this.executor = this.createToolExecutor(this.tools);
   }
 
   /** Runs the write-code / observe loop until a reply without code or the turn limit. */

@@ -5,7 +5,7 @@ import {
   JarvisError,
   type Tool,
 } from '../core/index.js';
-import { buildToolDescriptions, ToolExecutor } from '../tools/index.js';
+import { buildToolDescriptions, type ToolExecutor } from '../tools/index.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { runTextProtocolLoop, type TextProtocolLoopDeps } from './orchestrator-structured.js';
 
@@ -63,10 +63,7 @@ export class NativeReActAgent extends BaseAgent {
     this.tools = [...(options.tools ?? [])];
     this.maxTurns = checkMaxTurns(options.maxTurns ?? 10);
     this.systemPrompt = options.systemPrompt || buildReActSystemPrompt(this.tools);
-    this.executor = new ToolExecutor(this.tools, {
-      clock: this.clock,
-      ...(this.bus === undefined ? {} : { bus: this.bus }),
-    });
+    this.executor = this.createToolExecutor(this.tools);
   }
 
   /** Runs the Thought / Action / Observation loop until a final answer or the turn limit. */

@@ -11,7 +11,7 @@ import {
   type OpenAIFunctionTool,
   type Tool,
 } from '../core/index.js';
-import { type ConfirmCallback, ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
+import type { ConfirmCallback, ToolExecutor, ToolExecutorOptions } from '../tools/index.js';
 import { BaseAgent, type BaseAgentOptions, isInstrumented } from './base-agent.js';
 import { type FunctionCallingDeps, runFunctionCallingLoop } from './orchestrator-loop.js';
 import {
@@ -76,7 +76,7 @@ export class OrchestratorAgent extends BaseAgent {
     this.tools = [...(options.tools ?? [])];
     this.maxTurns = options.maxTurns ?? 10;
     this.systemPrompt = options.systemPrompt;
-    this.executor = new ToolExecutor(this.tools, executorOptions(options));
+    this.executor = this.createToolExecutor(this.tools, executorOptions(options));
     this.#openAITools = this.tools.length > 0 ? this.executor.getOpenAITools() : undefined;
     this.#loop = this.#loopDeps(options);
   }
@@ -222,10 +222,10 @@ export class OrchestratorAgent extends BaseAgent {
   }
 }
 
-function executorOptions(options: OrchestratorAgentOptions): ToolExecutorOptions {
+function executorOptions(
+  options: OrchestratorAgentOptions,
+): Omit<ToolExecutorOptions, 'bus' | 'clock'> {
   return {
-    ...(options.bus === undefined ? {} : { bus: options.bus }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
     ...(options.defaultTimeoutMs === undefined
       ? {}

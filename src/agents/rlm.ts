@@ -10,7 +10,7 @@ import {
   toolSuccess,
   ZERO_USAGE,
 } from '../core/index.js';
-import { openSandboxSession, ToolExecutor } from '../tools/index.js';
+import { openSandboxSession, type ToolExecutor } from '../tools/index.js';
 import { stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import {
@@ -77,10 +77,7 @@ export class RLMAgent extends BaseAgent {
     this.subModel = options.subModel ?? options.model;
     this.openInterpreter =
       options.openInterpreter ?? (({ lifetimeMs }) => openSandboxSession({ lifetimeMs }));
-    this.executor = new ToolExecutor(this.tools, {
-      clock: this.clock,
-      ...(this.bus === undefined ? {} : { bus: this.bus }),
-    });
+    this.executor = this.createToolExecutor(this.tools);
   }
 
   /** Runs the write-code / observe loop until FINAL, a reply without code, or the turn limit. */
