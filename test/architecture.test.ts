@@ -13,9 +13,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   testing: ['core', 'tools'],
   agents: ['core', 'tools'],
   scheduler: ['core', 'tools'],
-  system: ['core', 'tools', 'engine', 'memory', 'telemetry', 'agents', 'scheduler'],
+  system: ['core', 'tools', 'engine', 'memory', 'telemetry', 'agents', 'scheduler', 'mcp'],
   sdk: ['core', 'system'],
-  mcp: ['core', 'tools', 'system'],
+  mcp: ['core', 'tools'],
   cli: ['core', 'sdk', 'mcp'],
 };
 
