@@ -14,7 +14,7 @@ import {
   type Tool,
   type ToolResult,
 } from '../core/index.js';
-import { ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
+import { type ConfirmCallback, ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
 import { buildAgentMessages, MAX_TURNS_MESSAGE } from './agent-messages.js';
 
 /** Options shared by the engine-backed agents. */
@@ -29,6 +29,8 @@ export interface BaseAgentOptions {
   /** Most tokens per answer (default 1024). */
   readonly maxTokens?: number;
   readonly clock?: Clock;
+  /** Asked before each call of a tool that requires confirmation; without it such tools are refused. */
+  readonly confirm?: ConfirmCallback;
 }
 
 /** Per-call extras of `BaseAgent.generate`. */
@@ -56,6 +58,7 @@ export abstract class BaseAgent implements Agent {
   protected readonly temperature: number;
   protected readonly maxTokens: number;
   protected readonly clock: Clock;
+  protected readonly confirm: ConfirmCallback | undefined;
 
   constructor(options: BaseAgentOptions) {
     this.engine = options.engine;
@@ -64,6 +67,7 @@ export abstract class BaseAgent implements Agent {
     this.temperature = options.temperature ?? 0.7;
     this.maxTokens = options.maxTokens ?? 1024;
     this.clock = options.clock ?? systemClock;
+    this.confirm = options.confirm;
   }
 
   /** Runs the agent on one input. */
@@ -73,12 +77,16 @@ export abstract class BaseAgent implements Agent {
     options?: AgentRunOptions,
   ): Promise<AgentResult>;
 
-  /** A ToolExecutor for `tools` that reports on the agent's bus and measures with the agent's clock. */
+  /**
+   * A ToolExecutor for `tools` that reports on the agent's bus, measures with the agent's clock and asks the
+   * agent's `confirm` callback before tools that require confirmation.
+   */
   protected createToolExecutor(
     tools: readonly Tool[],
     options: Omit<ToolExecutorOptions, 'bus' | 'clock'> = {},
   ): ToolExecutor {
     return new ToolExecutor(tools, {
+      ...(this.confirm === undefined ? {} : { confirm: this.confirm }),
       ...options,
       clock: this.clock,
       ...(this.bus === undefined ? {} : { bus: this.bus }),

@@ -11,7 +11,7 @@ import {
   type OpenAIFunctionTool,
   type Tool,
 } from '../core/index.js';
-import type { ConfirmCallback, ToolExecutor, ToolExecutorOptions } from '../tools/index.js';
+import type { ToolExecutor, ToolExecutorOptions } from '../tools/index.js';
 import { BaseAgent, type BaseAgentOptions, isInstrumented } from './base-agent.js';
 import { type FunctionCallingDeps, runFunctionCallingLoop } from './orchestrator-loop.js';
 import {
@@ -42,8 +42,6 @@ export interface OrchestratorAgentOptions extends BaseAgentOptions {
   readonly maxParallelTools?: number;
   /** Most tool calls executed per turn (default 20); the rest are answered with `too_many_calls`. */
   readonly maxToolCallsPerTurn?: number;
-  /** Tool executor: asked before each call of a tool that requires confirmation. */
-  readonly confirm?: ConfirmCallback;
   /** Tool executor: timeout of tools whose spec sets none (default 30 s). */
   readonly defaultTimeoutMs?: number;
   /** Tool executor: longest tool output handed back to the model (default 100,000 characters). */
@@ -226,7 +224,6 @@ function executorOptions(
   options: OrchestratorAgentOptions,
 ): Omit<ToolExecutorOptions, 'bus' | 'clock'> {
   return {
-    ...(options.confirm === undefined ? {} : { confirm: options.confirm }),
     ...(options.defaultTimeoutMs === undefined
       ? {}
       : { defaultTimeoutMs: options.defaultTimeoutMs }),

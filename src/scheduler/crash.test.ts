@@ -65,7 +65,10 @@ function random(seed: number): () => number {
   };
 }
 
-/** One worker slot: start a process, let it run for a random while, SIGKILL it, again until `untilMs`. */
+/**
+ * One worker slot: start a process, let it run for a random while, SIGKILL it, again until `untilMs` and at
+ * least three times (on a loaded machine a worker's start-up alone can take most of the window).
+ */
 async function killLoop(options: {
   readonly dbPath: string;
   readonly effects: string;
@@ -74,7 +77,7 @@ async function killLoop(options: {
   readonly next: () => number;
 }): Promise<number> {
   let kills = 0;
-  while (systemClock.nowMs() < options.untilMs) {
+  while (kills < 3 || systemClock.nowMs() < options.untilMs) {
     const worker = await spawnWorker(options.dbPath, options.effects, `${options.name}${kills}`);
     await delay(50 + Math.floor(options.next() * 700));
     await killAndWait(worker);

@@ -83,7 +83,7 @@ describe('scheduler tools', () => {
     expect(listed?.content).toBe(
       '[{"id": "3fd493c160c44c10", "prompt": "caf\\u00e9", "schedule_type": "interval", "schedule_value": "3600", ' +
         '"context_mode": "isolated", "status": "active", "next_run": "2026-02-25T11:00:00+00:00", "last_run": null, ' +
-        '"agent": "simple", "tools": "think", "metadata": {}}]',
+        '"agent": "orchestrator", "tools": "think", "metadata": {}}]',
     );
     expect(JSON.parse(listed?.content ?? '')).toHaveLength(1);
     await pause?.execute({ task_id: '3fd493c160c44c10' });

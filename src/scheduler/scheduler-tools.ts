@@ -58,7 +58,10 @@ export class ScheduleTaskTool extends SchedulerTool {
           description:
             "Schedule value: cron expression ('0 9 * * 1-5'), seconds for interval ('3600'), or ISO datetime for once ('2026-03-01T09:00:00Z'; no offset means UTC).",
         },
-        agent: { type: 'string', description: 'Agent to use for execution (default: simple).' },
+        agent: {
+          type: 'string',
+          description: 'Agent to use for execution (default: simple; orchestrator when tools are given).',
+        },
         tools: {
           type: 'string',
           description: "Comma-separated tool names for agent (e.g. 'calculator,think').",

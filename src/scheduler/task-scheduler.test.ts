@@ -86,11 +86,21 @@ describe('TaskScheduler tasks and state machine', () => {
     expect(task).toMatchObject({
       id: 'task1',
       status: 'active',
-      agent: 'simple',
+      agent: 'orchestrator',
       tools: 'calculator,think',
       nextRunMs: at('2026-11-30T08:00:00Z'),
     });
     expect(scheduler.getTask('task1')).toEqual(task);
+    const plain = scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '5' });
+    expect(plain.agent).toBe('simple');
+    const named = scheduler.createTask({
+      prompt: 'p',
+      scheduleType: 'interval',
+      scheduleValue: '5',
+      agent: ' native_react ',
+      tools: 'think',
+    });
+    expect(named.agent).toBe('native_react');
   });
 
   it('refuses bad input with clear errors and unknown ids with "Task not found"', () => {

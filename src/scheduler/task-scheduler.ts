@@ -94,6 +94,12 @@ export function toolNames(tools: string): string[] {
     .filter((name) => name !== '');
 }
 
+/** The task's agent: the one named; else `simple`, or `orchestrator` when tools are given (simple uses none). */
+function defaultAgent(agent: string | undefined, tools: string): string {
+  if (agent !== undefined && agent.trim() !== '') return agent.trim();
+  return tools === '' ? 'simple' : 'orchestrator';
+}
+
 function normaliseTools(tools: string | readonly string[] | undefined): string {
   if (tools === undefined) return '';
   if (typeof tools === 'string') return toolNames(tools).join(',');
@@ -180,10 +186,7 @@ export class TaskScheduler {
       status: 'active',
       nextRunMs: firstRunMs(schedule, nowMs),
       lastRunMs: undefined,
-      agent:
-        options.agent === undefined || options.agent.trim() === ''
-          ? 'simple'
-          : options.agent.trim(),
+      agent: defaultAgent(options.agent, normaliseTools(options.tools)),
       tools: normaliseTools(options.tools),
       metadata: options.metadata ?? {},
       createdMs: nowMs,

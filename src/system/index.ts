@@ -1,3 +1,5 @@
+export type { IndexProgress, IndexSummary, SkippedPath } from '../memory/index.js';
+export type { ConfirmationRequest, ConfirmCallback } from '../tools/index.js';
 export {
   BUILTIN_AGENTS,
   BUILTIN_MEMORY_BACKENDS,
@@ -7,6 +9,36 @@ export {
   registerBuiltinMemory,
   registerBuiltins,
 } from './builtins.js';
+export type { ConfigProblem } from './config-fields.js';
+export {
+  type ConfigContext,
+  ConfigError,
+  type ConfigLocation,
+  configFromToml,
+  configLocation,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+} from './config-load.js';
+export {
+  STARTER_CONFIG,
+  type WriteStarterConfigOptions,
+  type WrittenStarterConfig,
+  writeStarterConfig,
+} from './config-starter.js';
+export type {
+  AgentConfig,
+  CodeInterpreterConfig,
+  ConfigWarning,
+  EngineConfig,
+  JarvisConfig,
+  McpConfig,
+  McpServerConfig,
+  MemoryConfig,
+  SchedulerConfig,
+  TelemetryConfig,
+  ToolsConfig,
+} from './config-types.js';
 export {
   type ChosenEngine,
   createEngine,
@@ -20,4 +52,26 @@ export {
   type GetEngineOptions,
   getEngine,
 } from './engines.js';
+export {
+  type BuildSystemOptions,
+  buildSystem,
+  JarvisSystem,
+  type MemoryIndexOptions,
+  type SystemRegistries,
+  type SystemRunResult,
+} from './system.js';
+export {
+  type AgentBuildOptions,
+  createRegisteredAgent,
+  unknownAgentError,
+} from './system-agents.js';
+export {
+  chooseEngine,
+  chooseModel,
+  type EngineChoice,
+  engineSettingsOf,
+  type ResolvedEngine,
+} from './system-engine.js';
+export type { PreparedRun, RunRequest } from './system-run.js';
+export { createRegisteredTool, type ToolDependencies, unknownToolError } from './system-tools.js';
 export { webSearchSettingsFromEnv } from './tool-settings.js';

@@ -1,0 +1,13 @@
+export type {
+  ConfigWarning,
+  IndexProgress,
+  IndexSummary,
+  JarvisConfig,
+  JarvisSystem,
+  MemoryIndexOptions,
+  ResolvedEngine,
+  RunRequest,
+  SystemRunResult,
+} from '../system/index.js';
+export { type AskOptions, type AskResult, Jarvis, type JarvisOptions } from './jarvis.js';
+export { MemoryHandle, type MemorySearchOptions, type MemoryStats } from './memory-handle.js';

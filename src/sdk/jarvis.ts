@@ -1,0 +1,219 @@
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  type AgentStreamEvent,
+  type EventBus,
+  type InferenceEngine,
+  JarvisError,
+  type TokenUsage,
+  type Tool,
+  type ToolResult,
+  ZERO_USAGE,
+} from '../core/index.js';
+import {
+  buildSystem,
+  type ConfigWarning,
+  type ConfirmCallback,
+  type JarvisConfig,
+  type JarvisSystem,
+  loadConfig,
+  type RunRequest,
+  type SystemRegistries,
+} from '../system/index.js';
+import { MemoryHandle } from './memory-handle.js';
+
+/** Options of `new Jarvis()`; everything is optional. */
+export interface JarvisOptions {
+  /** A config object (e.g. from `loadConfig`); otherwise the config file is read on first use. */
+  readonly config?: JarvisConfig;
+  /** The config file to read (default `$OPENJARVIS_CONFIG`, else `~/.openjarvis/config.toml`). */
+  readonly configPath?: string;
+  /** An engine key (`ollama`, `vllm`, `openai`, …) or a ready engine object. */
+  readonly engine?: string | InferenceEngine;
+  readonly model?: string;
+  /** The engine server's address (with `openai` or no engine key: any OpenAI-compatible server). */
+  readonly baseUrl?: string;
+  /** Where every layer's events are published (a new bus by default). */
+  readonly bus?: EventBus;
+  /** Approves calls of tools that require confirmation; without it such calls are refused. */
+  readonly confirm?: ConfirmCallback;
+  /** Environment read for config overrides and tool keys (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Registries to build from instead of the global ones (tests, embedding). */
+  readonly registries?: Partial<SystemRegistries>;
+  /** Budget of the engine discovery probe (default 400 ms). */
+  readonly discoveryTimeoutMs?: number;
+  /** Modules imported before the first question so their tools and agents register (besides config `imports`). */
+  readonly imports?: readonly string[];
+  /** Folder relative paths are resolved against (default `process.cwd()`). */
+  readonly cwd?: string;
+}
+
+/** Per-question options of `ask`, `askFull` and `stream`. */
+export interface AskOptions {
+  /** Agent key; default: `orchestrator` with tools, else the configured default agent. */
+  readonly agent?: string;
+  /** Tool names (`calculator`, `<server>.<tool>` from MCP) or tool objects. */
+  readonly tools?: readonly (string | Tool)[];
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly maxTurns?: number;
+  readonly systemPrompt?: string;
+  /** Inject what memory knows about the question (default: the config's `context_injection`). */
+  readonly context?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** What `askFull` returns; `metadata` keeps the agent's keys (`max_turns_exceeded`, `usage`, …). */
+export interface AskResult {
+  readonly content: string;
+  readonly turns: number;
+  readonly toolResults: readonly ToolResult[];
+  readonly usage: TokenUsage;
+  readonly model: string;
+  readonly engine: string;
+  readonly agent: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The OpenJarvis SDK: `await new Jarvis().ask('What is 15% of 340?', { tools: ['calculator'] })`. The config,
+ * engine and stores are opened on first use; `close()` releases them.
+ */
+export class Jarvis {
+  readonly memory: MemoryHandle;
+  readonly #options: JarvisOptions;
+  #system: Promise<JarvisSystem> | undefined;
+  #warnings: readonly ConfigWarning[] = [];
+  #closed = false;
+
+  constructor(options: JarvisOptions = {}) {
+    this.#options = options;
+    this.memory = new MemoryHandle(() => this.system());
+  }
+
+  /** The composed system (config read and validated on first use). */
+  system(): Promise<JarvisSystem> {
+    if (this.#closed) return Promise.reject(closedError());
+    this.#system ??= this.#build();
+    this.#system.catch(() => {
+      this.#system = undefined;
+    });
+    return this.#system;
+  }
+
+  /** Problems in the config file that did not stop it from loading (unknown keys). */
+  get warnings(): readonly ConfigWarning[] {
+    return this.#warnings;
+  }
+
+  async #build(): Promise<JarvisSystem> {
+    const options = this.#options;
+    const config = options.config ?? (await this.#loadConfig());
+    await importModules(
+      [...config.imports, ...(options.imports ?? [])],
+      options.cwd ?? process.cwd(),
+    );
+    const engine = options.engine;
+    return buildSystem({
+      config,
+      ...(typeof engine === 'string' ? { engineKey: engine } : { engine }),
+      model: options.model,
+      baseUrl: options.baseUrl,
+      bus: options.bus,
+      confirm: options.confirm,
+      registries: options.registries,
+      env: options.env,
+      discoveryTimeoutMs: options.discoveryTimeoutMs,
+    });
+  }
+
+  async #loadConfig(): Promise<JarvisConfig> {
+    const loaded = await loadConfig({
+      ...(this.#options.configPath === undefined ? {} : { configPath: this.#options.configPath }),
+      ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
+      ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+    });
+    this.#warnings = loaded.warnings;
+    return loaded.config;
+  }
+
+  /** Asks one question and returns the answer text. */
+  async ask(query: string, options: AskOptions = {}): Promise<string> {
+    return (await this.askFull(query, options)).content;
+  }
+
+  /** Asks one question and returns the answer with turns, tool results, usage, model, engine and metadata. */
+  async askFull(query: string, options: AskOptions = {}): Promise<AskResult> {
+    const system = await this.system();
+    const run = await system.run(requireQuery(query), options satisfies RunRequest);
+    const { result } = run;
+    return {
+      content: result.content,
+      turns: result.turns,
+      toolResults: result.toolResults,
+      usage: usageOf(result.metadata),
+      model: run.model,
+      engine: run.engineKey,
+      agent: run.agentName,
+      metadata: result.metadata,
+    };
+  }
+
+  /** Asks one question and yields the agent's events as they happen; the last one is the `result`. */
+  async *stream(query: string, options: AskOptions = {}): AsyncGenerator<AgentStreamEvent> {
+    const system = await this.system();
+    yield* system.stream(requireQuery(query), options);
+  }
+
+  /** Closes the engine, the stores and the scheduler; safe to call more than once. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const system = await this.#system?.catch(() => undefined);
+    await system?.close();
+  }
+}
+
+/** Imports modules (paths relative to `cwd`, or package names) so they can register tools and agents. */
+async function importModules(specifiers: readonly string[], cwd: string): Promise<void> {
+  for (const specifier of specifiers) {
+    const target =
+      specifier.startsWith('.') || isAbsolute(specifier)
+        ? pathToFileURL(resolve(cwd, specifier)).href
+        : specifier;
+    try {
+      await import(target);
+    } catch (error) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `Could not import '${specifier}': ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    }
+  }
+}
+
+function requireQuery(query: string): string {
+  if (typeof query !== 'string' || query.trim() === '') {
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: 'The question is empty: pass the text to ask',
+    });
+  }
+  return query;
+}
+
+function usageOf(metadata: Readonly<Record<string, unknown>>): TokenUsage {
+  const usage = metadata.usage as Partial<TokenUsage> | undefined;
+  if (usage === undefined || typeof usage !== 'object') return ZERO_USAGE;
+  return {
+    promptTokens: Number(usage.promptTokens ?? 0),
+    completionTokens: Number(usage.completionTokens ?? 0),
+    totalTokens: Number(usage.totalTokens ?? 0),
+  };
+}
+
+function closedError(): JarvisError {
+  return new JarvisError({ code: 'closed', message: 'This Jarvis was closed; create a new one' });
+}

@@ -1,0 +1,55 @@
+import { JarvisError, type MemoryResult } from '../core/index.js';
+import type { IndexSummary, JarvisSystem, MemoryIndexOptions } from '../system/index.js';
+
+/** Options of `jarvis.memory.search`. */
+export interface MemorySearchOptions {
+  /** Results wanted (default 5). */
+  readonly topK?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** What `jarvis.memory.stats()` reports. */
+export interface MemoryStats {
+  readonly backend: string;
+  readonly dbPath: string;
+  /** Documents (chunks) stored. */
+  readonly count: number;
+}
+
+/** `jarvis.memory`: index files into the configured memory, search it, count and clear it. */
+export class MemoryHandle {
+  readonly #system: () => Promise<JarvisSystem>;
+
+  /** Takes how to reach the system (opened on first use). */
+  constructor(system: () => Promise<JarvisSystem>) {
+    this.#system = system;
+  }
+
+  /** Indexes a file or a folder tree; unchanged files are skipped, changed ones replaced. */
+  async index(path: string, options: MemoryIndexOptions = {}): Promise<IndexSummary> {
+    if (typeof path !== 'string' || path.trim() === '')
+      throw new JarvisError({ code: 'invalid_argument', message: 'memory.index needs a path' });
+    return (await this.#system()).indexMemory(path, options);
+  }
+
+  /** The stored chunks that best match `query`, best first. */
+  async search(query: string, options: MemorySearchOptions = {}): Promise<readonly MemoryResult[]> {
+    const memory = (await this.#system()).memory();
+    return memory.retrieve(query, {
+      topK: options.topK ?? 5,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  }
+
+  /** The backend, its database and how many chunks it holds. */
+  async stats(): Promise<MemoryStats> {
+    const system = await this.#system();
+    const count = await system.memory().count();
+    return { backend: system.config.memory.backend, dbPath: system.config.memory.dbPath, count };
+  }
+
+  /** Removes every stored document. */
+  async clear(): Promise<void> {
+    await (await this.#system()).memory().clear();
+  }
+}

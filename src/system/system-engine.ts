@@ -1,0 +1,91 @@
+import { type InferenceEngine, JarvisError } from '../core/index.js';
+import type { JarvisConfig } from './config-types.js';
+import { type EngineSettings, getEngine } from './engines.js';
+
+/** The engine a system talks to, the key it was chosen under, and the model it uses. */
+export interface ResolvedEngine {
+  readonly key: string;
+  readonly engine: InferenceEngine;
+  readonly model: string;
+}
+
+/** How the engine is chosen: flags first, then the config (which already holds the environment's values). */
+export interface EngineChoice {
+  readonly config: JarvisConfig;
+  /** A ready engine (SDK users, tests): used as is. */
+  readonly engine?: InferenceEngine | undefined;
+  /** `--engine`: used as given, never replaced by another engine. */
+  readonly engineKey?: string | undefined;
+  readonly model?: string | undefined;
+  readonly baseUrl?: string | undefined;
+  /** Budget of the discovery probe (default 400 ms). */
+  readonly discoveryTimeoutMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Engines that discovery cannot probe on their own: a named default of these kinds is used directly. */
+const DIRECT_KEYS = new Set(['embedded', 'openai']);
+
+/** The engine settings the config and flags give. */
+export function engineSettingsOf(choice: EngineChoice): EngineSettings {
+  const engine = choice.config.engine;
+  return {
+    hosts: engine.hosts,
+    modelsDir: engine.modelsDir,
+    ...(choice.baseUrl === undefined ? {} : { baseUrl: choice.baseUrl }),
+    ...(engine.apiKey === undefined ? {} : { apiKey: engine.apiKey }),
+    ...(engine.modelPath === undefined ? {} : { modelPath: engine.modelPath }),
+    ...(engine.timeoutMs === undefined ? {} : { timeoutMs: engine.timeoutMs }),
+  };
+}
+
+/**
+ * Picks the engine: a ready one as given; an explicit key as given; otherwise discovery with the configured
+ * default preferred (used directly for engines discovery cannot probe, or with --base-url), falling back to
+ * any healthy engine.
+ */
+export async function chooseEngine(
+  choice: EngineChoice,
+): Promise<{ key: string; engine: InferenceEngine }> {
+  if (choice.engine !== undefined) return { key: choice.engine.engineId, engine: choice.engine };
+  const settings = engineSettingsOf(choice);
+  const configured = choice.config.engine.default;
+  const explicit = choice.engineKey ?? directKey(configured, choice.baseUrl);
+  return getEngine({
+    settings,
+    ...(explicit === undefined ? {} : { key: explicit }),
+    ...(configured === undefined ? {} : { preferredKey: configured }),
+    ...(choice.discoveryTimeoutMs === undefined ? {} : { timeoutMs: choice.discoveryTimeoutMs }),
+    ...(choice.signal === undefined ? {} : { signal: choice.signal }),
+  });
+}
+
+/** A server address without an engine key means the configured engine there, else any OpenAI-compatible one. */
+function directKey(
+  configured: string | undefined,
+  baseUrl: string | undefined,
+): string | undefined {
+  if (baseUrl !== undefined) return configured ?? 'openai';
+  return configured !== undefined && DIRECT_KEYS.has(configured) ? configured : undefined;
+}
+
+/** The model: the flag, else the config's, else the engine's first model; none is an error saying what to do. */
+export async function chooseModel(
+  choice: EngineChoice,
+  key: string,
+  engine: InferenceEngine,
+): Promise<string> {
+  const named = choice.model ?? choice.config.engine.model;
+  if (named !== undefined && named !== '') return named;
+  const models = await engine.listModels(
+    choice.signal === undefined ? {} : { signal: choice.signal },
+  );
+  const first = models[0];
+  if (first !== undefined) return first;
+  throw new JarvisError({
+    code: 'model_not_found',
+    message:
+      `The '${key}' engine has no model. Pull or load one (for Ollama: \`ollama pull qwen3:8b\`), ` +
+      'or name one with --model / OPENJARVIS_MODEL / `model` under [engine] in the config.',
+  });
+}

@@ -1,0 +1,119 @@
+import {
+  type InferenceEngine,
+  isTool,
+  JarvisError,
+  type MemoryBackend,
+  type Registry,
+  type Tool,
+  type ToolRegistryEntry,
+} from '../core/index.js';
+import type { TaskScheduler } from '../scheduler/index.js';
+import {
+  CancelScheduledTaskTool,
+  ListScheduledTasksTool,
+  PauseScheduledTaskTool,
+  ResumeScheduledTaskTool,
+  ScheduleTaskTool,
+} from '../scheduler/index.js';
+import {
+  CodeInterpreterTool,
+  FileReadTool,
+  LLMTool,
+  RetrievalTool,
+  type WebSearchProviderName,
+  WebSearchTool,
+  type WebSearchToolOptions,
+} from '../tools/index.js';
+import type { JarvisConfig } from './config-types.js';
+import { webSearchSettingsFromEnv } from './tool-settings.js';
+
+/** What the built-in tools are built with; every dependency is fetched only when a tool needs it. */
+export interface ToolDependencies {
+  readonly config: JarvisConfig;
+  /** The engine and model `llm` uses; undefined while listing tools (the tool then fails when called). */
+  readonly engine?: { readonly engine: InferenceEngine; readonly model: string } | undefined;
+  readonly memory?: (() => MemoryBackend) | undefined;
+  readonly scheduler?: (() => TaskScheduler) | undefined;
+  /** The one code interpreter of the system (its sandbox is chosen once). */
+  readonly codeInterpreter: () => CodeInterpreterTool;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Builds one built-in tool class with what it depends on. */
+type BuiltinFactory = (deps: ToolDependencies) => Tool;
+
+const SCHEDULER_TOOLS = [
+  ScheduleTaskTool,
+  ListScheduledTasksTool,
+  PauseScheduledTaskTool,
+  ResumeScheduledTaskTool,
+  CancelScheduledTaskTool,
+] as const;
+
+const BUILTIN_FACTORIES = new Map<unknown, BuiltinFactory>([
+  [RetrievalTool, (deps) => new RetrievalTool(deps.memory ? { backend: deps.memory() } : {})],
+  [
+    LLMTool,
+    (deps) =>
+      new LLMTool(deps.engine ? { engine: deps.engine.engine, model: deps.engine.model } : {}),
+  ],
+  [
+    FileReadTool,
+    (deps) => new FileReadTool({ allowedDirs: deps.config.tools.fileReadAllowedDirs }),
+  ],
+  [WebSearchTool, (deps) => new WebSearchTool(webSearchOptions(deps))],
+  [CodeInterpreterTool, (deps) => deps.codeInterpreter()],
+  ...SCHEDULER_TOOLS.map(
+    (Tool) =>
+      [
+        Tool,
+        (deps: ToolDependencies) => new Tool(deps.scheduler ? { scheduler: deps.scheduler() } : {}),
+      ] as const,
+  ),
+]);
+
+/** The web_search provider: the config's choice when it names one, else what the environment offers. */
+function webSearchOptions(deps: ToolDependencies): WebSearchToolOptions {
+  const tools = deps.config.tools;
+  const fromEnv = webSearchSettingsFromEnv(deps.env);
+  if (tools.webSearchProvider === undefined) return fromEnv;
+  const provider = tools.webSearchProvider as WebSearchProviderName;
+  if (provider === 'searxng') {
+    const baseUrl = tools.webSearchBaseUrl ?? deps.env.SEARXNG_URL;
+    return baseUrl === undefined ? { provider } : { provider, baseUrl };
+  }
+  const apiKey = provider === 'tavily' ? deps.env.TAVILY_API_KEY : deps.env.BRAVE_API_KEY;
+  return provider === 'duckduckgo' || apiKey === undefined ? { provider } : { provider, apiKey };
+}
+
+/**
+ * Makes the tool registered under `name`: built-ins get their dependencies injected, other entries (a user's
+ * class, factory or instance) are created without arguments. Unknown names throw, listing the available ones.
+ */
+export function createRegisteredTool(
+  name: string,
+  registry: Registry<ToolRegistryEntry>,
+  deps: ToolDependencies,
+): Tool {
+  if (!registry.contains(name)) throw unknownToolError(name, registry.keys());
+  const entry: unknown = registry.get(name);
+  if (isTool(entry)) return entry;
+  const factory = BUILTIN_FACTORIES.get(entry);
+  if (factory !== undefined) return factory(deps);
+  const tool: unknown = registry.create(name);
+  if (!isTool(tool)) {
+    throw new JarvisError({
+      code: 'invalid_tool',
+      message: `The tool registered as '${name}' did not produce a tool (an object with spec and execute)`,
+    });
+  }
+  return tool;
+}
+
+/** The error for a tool name nobody registered. */
+export function unknownToolError(name: string, available: readonly string[]): JarvisError {
+  return new JarvisError({
+    code: 'unknown_tool',
+    message: `Unknown tool '${name}'. Available: ${[...available].sort().join(', ') || 'none'}`,
+  });
+}

@@ -1,0 +1,387 @@
+import { existsSync } from 'node:fs';
+import {
+  AgentRegistry,
+  type AgentRegistryEntry,
+  type AgentResult,
+  type AgentStreamEvent,
+  type Clock,
+  EngineRegistry,
+  EventBus,
+  type InferenceEngine,
+  JarvisError,
+  type MemoryBackend,
+  MemoryRegistry,
+  type Registry,
+  type Tool,
+  ToolRegistry,
+  type ToolRegistryEntry,
+} from '../core/index.js';
+import {
+  type IndexPathOptions,
+  type IndexSummary,
+  type IndexTarget,
+  indexPath,
+} from '../memory/index.js';
+import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
+import { InstrumentedEngine, TelemetryStore } from '../telemetry/index.js';
+import { CodeInterpreterTool, type ConfirmCallback } from '../tools/index.js';
+import {
+  registerBuiltinAgents,
+  registerBuiltinEngines,
+  registerBuiltinMemory,
+  registerBuiltins,
+} from './builtins.js';
+import type { JarvisConfig } from './config-types.js';
+import { createRegisteredAgent, unknownAgentError } from './system-agents.js';
+import { chooseEngine, chooseModel, type ResolvedEngine } from './system-engine.js';
+import {
+  buildRunContext,
+  chooseAgentName,
+  duplicateToolName,
+  type PreparedRun,
+  type RunRequest,
+  requestedTools,
+} from './system-run.js';
+import { createRegisteredTool, type ToolDependencies } from './system-tools.js';
+
+/** The registries a system builds from (the global ones by default, with the built-ins added). */
+export interface SystemRegistries {
+  readonly tools: Registry<ToolRegistryEntry>;
+  readonly agents: Registry<AgentRegistryEntry>;
+  readonly engines: Registry<unknown>;
+  readonly memory: Registry<unknown>;
+}
+
+/** Options of `buildSystem`: the config plus what flags and callers choose over it. */
+export interface BuildSystemOptions {
+  readonly config: JarvisConfig;
+  /** A ready engine, used as is (the system closes it on `close()`). */
+  readonly engine?: InferenceEngine | undefined;
+  /** `--engine`. */
+  readonly engineKey?: string | undefined;
+  /** `--model`. */
+  readonly model?: string | undefined;
+  /** `--base-url`. */
+  readonly baseUrl?: string | undefined;
+  readonly bus?: EventBus | undefined;
+  /** Approves calls of tools that require confirmation; without it they are refused. */
+  readonly confirm?: ConfirmCallback | undefined;
+  readonly registries?: Partial<SystemRegistries> | undefined;
+  /** Environment for tool settings (web_search keys); default `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  readonly clock?: Clock | undefined;
+  /** Budget of the engine discovery probe (default 400 ms). */
+  readonly discoveryTimeoutMs?: number | undefined;
+}
+
+/** Options of `indexMemory`: progress reports and cancellation. */
+export type MemoryIndexOptions = Pick<IndexPathOptions, 'onProgress' | 'signal' | 'maxFileBytes'>;
+
+/** What a finished run returns besides the agent's result. */
+export interface SystemRunResult {
+  readonly result: AgentResult;
+  readonly agentName: string;
+  readonly engineKey: string;
+  readonly model: string;
+}
+
+/**
+ * The composition root: picks the engine, memory, telemetry store, scheduler and sandbox from the config, and
+ * builds tools and agents by name with their dependencies injected. Everything is opened on first use.
+ */
+export class JarvisSystem {
+  readonly config: JarvisConfig;
+  readonly bus: EventBus;
+  readonly registries: SystemRegistries;
+  readonly #options: BuildSystemOptions;
+  #engine: Promise<ResolvedEngine> | undefined;
+  #memory: MemoryBackend | undefined;
+  #scheduler: TaskScheduler | undefined;
+  #schedulerStore: SchedulerStore | undefined;
+  #telemetry: TelemetryStore | undefined;
+  #codeInterpreter: CodeInterpreterTool | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: BuildSystemOptions) {
+    this.#options = options;
+    this.config = options.config;
+    this.bus = options.bus ?? new EventBus();
+    this.registries = {
+      tools: options.registries?.tools ?? ToolRegistry,
+      agents: options.registries?.agents ?? AgentRegistry,
+      engines: options.registries?.engines ?? EngineRegistry,
+      memory: options.registries?.memory ?? MemoryRegistry,
+    };
+    registerBuiltins(this.registries.tools);
+    registerBuiltinAgents(this.registries.agents);
+    registerBuiltinEngines(this.registries.engines);
+    registerBuiltinMemory(this.registries.memory);
+  }
+
+  /** The engine, its key and the model, chosen on first use (telemetry wraps it when enabled). */
+  engine(signal?: AbortSignal): Promise<ResolvedEngine> {
+    this.#requireOpen();
+    this.#engine ??= this.#resolveEngine(signal);
+    this.#engine.catch(() => {
+      this.#engine = undefined;
+    });
+    return this.#engine;
+  }
+
+  async #resolveEngine(signal: AbortSignal | undefined): Promise<ResolvedEngine> {
+    const choice = { ...this.#options, signal };
+    const chosen = await chooseEngine(choice);
+    const model = await chooseModel(choice, chosen.key, chosen.engine).catch(async (error) => {
+      await chosen.engine.close().catch(() => undefined);
+      throw error;
+    });
+    return { key: chosen.key, engine: this.#instrument(chosen.engine), model };
+  }
+
+  #instrument(engine: InferenceEngine): InferenceEngine {
+    if (!this.config.telemetry.enabled) return engine;
+    if ((engine as { readonly isInstrumented?: unknown }).isInstrumented === true) return engine;
+    this.#telemetry ??= new TelemetryStore({ dbPath: this.config.telemetry.dbPath });
+    this.#telemetry.attach(this.bus);
+    return new InstrumentedEngine({ engine, bus: this.bus });
+  }
+
+  /** The telemetry store (opened on first use). */
+  telemetry(): TelemetryStore {
+    this.#requireOpen();
+    this.#telemetry ??= new TelemetryStore({ dbPath: this.config.telemetry.dbPath });
+    return this.#telemetry;
+  }
+
+  /** The memory backend (opened, and its database created, on first use). */
+  memory(): MemoryBackend {
+    this.#requireOpen();
+    this.#memory ??= this.registries.memory.create(this.config.memory.backend, {
+      dbPath: this.config.memory.dbPath,
+      bus: this.bus,
+    }) as MemoryBackend;
+    return this.#memory;
+  }
+
+  /** The memory when it is open or its database exists; asking a question never creates one. */
+  memoryIfPresent(): MemoryBackend | undefined {
+    if (this.#memory !== undefined) return this.#memory;
+    const path = this.config.memory.dbPath;
+    return path !== ':memory:' && existsSync(path) ? this.memory() : undefined;
+  }
+
+  /**
+   * Indexes a file or folder into memory (chunk sizes from the config). Backends that cannot replace a
+   * source's documents (only `store`) are refused with a clear error.
+   */
+  indexMemory(path: string, options: MemoryIndexOptions = {}): Promise<IndexSummary> {
+    const memory = this.memory();
+    if (!isIndexTarget(memory)) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `The '${this.config.memory.backend}' memory backend cannot index files (it has no replaceSource)`,
+      });
+    }
+    return indexPath(memory, path, {
+      chunkSize: this.config.memory.chunkSize,
+      chunkOverlap: this.config.memory.chunkOverlap,
+      ...options,
+    });
+  }
+
+  /** The task scheduler (store opened on first use; not started: call `start()` to run due tasks). */
+  scheduler(): TaskScheduler {
+    this.#requireOpen();
+    if (this.#scheduler !== undefined) return this.#scheduler;
+    this.#schedulerStore = new SchedulerStore({ dbPath: this.config.scheduler.dbPath });
+    this.#scheduler = new TaskScheduler({
+      store: this.#schedulerStore,
+      runTask: (request) => this.runTask(request),
+      bus: this.bus,
+      concurrency: this.config.scheduler.concurrency,
+      catchupWindowMs: this.config.scheduler.catchupWindowMs,
+      ...(this.#options.clock === undefined ? {} : { clock: this.#options.clock }),
+    });
+    return this.#scheduler;
+  }
+
+  /** The one code interpreter (its sandbox is chosen once, on first use). */
+  codeInterpreter(): CodeInterpreterTool {
+    const settings = this.config.tools.codeInterpreter;
+    this.#codeInterpreter ??= new CodeInterpreterTool({
+      select: {
+        maxConcurrent: settings.maxConcurrent,
+        allowUnsandboxed: settings.allowUnsandboxed,
+        limits: { addressSpaceBytes: settings.memoryMb * 1024 * 1024 },
+      },
+    });
+    return this.#codeInterpreter;
+  }
+
+  /** Names of every tool that can be asked for. */
+  toolNames(): readonly string[] {
+    return [...this.registries.tools.keys()].sort();
+  }
+
+  /** Names of every registered agent. */
+  agentNames(): readonly string[] {
+    return [...this.registries.agents.keys()].sort();
+  }
+
+  /**
+   * Builds tools by name (tool objects pass through) with their dependencies; `engine` is what `llm` uses.
+   * Unknown names throw, listing the available ones.
+   */
+  async buildTools(
+    names: readonly (string | Tool)[],
+    engine?: ResolvedEngine,
+  ): Promise<readonly Tool[]> {
+    this.#requireOpen();
+    const deps = this.#toolDependencies(engine);
+    const tools = names.map((name) =>
+      typeof name === 'string'
+        ? createRegisteredTool(name.trim(), this.registries.tools, deps)
+        : name,
+    );
+    const duplicate = duplicateToolName(tools);
+    if (duplicate !== undefined) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `Two tools are named '${duplicate}': each tool of a run needs its own name`,
+      });
+    }
+    return tools;
+  }
+
+  #toolDependencies(engine: ResolvedEngine | undefined): ToolDependencies {
+    return {
+      config: this.config,
+      engine,
+      memory: () => this.memory(),
+      scheduler: () => this.scheduler(),
+      codeInterpreter: () => this.codeInterpreter(),
+      env: this.#options.env ?? process.env,
+    };
+  }
+
+  /** Chooses the engine, tools and agent of one question and builds its context. */
+  async prepare(query: string, request: RunRequest = {}): Promise<PreparedRun> {
+    const wanted = requestedTools(request, this.config);
+    const agentName = chooseAgentName(request, this.config, wanted);
+    if (!this.registries.agents.contains(agentName))
+      throw unknownAgentError(agentName, this.registries.agents.keys());
+    if (agentName === 'simple' && wanted.length > 0) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message:
+          "The 'simple' agent does not call tools: use --agent orchestrator (or native_react) with --tools, " +
+          'or leave out the agent so the orchestrator is chosen',
+      });
+    }
+    const engine = await this.engine(request.signal);
+    const tools = await this.buildTools(wanted, engine);
+    const agent = createRegisteredAgent(agentName, this.registries.agents, {
+      engine: engine.engine,
+      model: engine.model,
+      tools,
+      bus: this.bus,
+      temperature: request.temperature ?? this.config.agent.temperature,
+      maxTokens: request.maxTokens ?? this.config.agent.maxTokens,
+      maxTurns: request.maxTurns ?? this.config.agent.maxTurns,
+      systemPrompt: request.systemPrompt ?? this.config.agent.systemPrompt,
+      confirm: this.#options.confirm,
+      clock: this.#options.clock,
+    });
+    const context = await buildRunContext(
+      query,
+      request,
+      this.config,
+      this.memoryIfPresent(),
+      this.bus,
+    );
+    return { agent, agentName, context, engine, tools };
+  }
+
+  /** Runs one question to its answer. */
+  async run(query: string, request: RunRequest = {}): Promise<SystemRunResult> {
+    const prepared = await this.prepare(query, request);
+    const result = await prepared.agent.run(query, prepared.context, signalOption(request));
+    return {
+      result,
+      agentName: prepared.agentName,
+      engineKey: prepared.engine.key,
+      model: prepared.engine.model,
+    };
+  }
+
+  /** Runs one question and yields the agent's progress; agents without streaming yield just the result. */
+  async *stream(query: string, request: RunRequest = {}): AsyncGenerator<AgentStreamEvent> {
+    const prepared = await this.prepare(query, request);
+    if (prepared.agent.stream !== undefined) {
+      yield* prepared.agent.stream(query, prepared.context, signalOption(request));
+      return;
+    }
+    const result = await prepared.agent.run(query, prepared.context, signalOption(request));
+    yield { type: 'result', result };
+  }
+
+  /** How the scheduler runs a task: the prompt with the task's agent and tools; the answer text. */
+  async runTask(request: RunTaskRequest): Promise<string> {
+    const { result } = await this.run(request.prompt, {
+      agent: request.agent === '' ? undefined : request.agent,
+      tools: request.tools,
+      signal: request.signal,
+    });
+    return result.content;
+  }
+
+  /** Stops the scheduler and closes the engine and every store; safe to call more than once. */
+  close(): Promise<void> {
+    this.#closing ??= this.#closeAll();
+    return this.#closing;
+  }
+
+  async #closeAll(): Promise<void> {
+    const failures: unknown[] = [];
+    const attempt = async (step: () => unknown) => {
+      try {
+        await step();
+      } catch (error) {
+        failures.push(error);
+      }
+    };
+    await attempt(() => this.#scheduler?.stop());
+    await attempt(() => this.#schedulerStore?.close());
+    await attempt(async () => (await this.#engine?.catch(() => undefined))?.engine.close());
+    await attempt(() => this.#memory?.close());
+    await attempt(() => this.#telemetry?.close());
+    if (failures.length > 0) {
+      throw new JarvisError({
+        code: 'close_failed',
+        message: `Closing failed: ${failures.map(String).join('; ')}`,
+        cause: failures[0],
+      });
+    }
+  }
+
+  #requireOpen(): void {
+    if (this.#closing !== undefined)
+      throw new JarvisError({ code: 'closed', message: 'This Jarvis system was closed' });
+  }
+}
+
+function isIndexTarget(memory: MemoryBackend): memory is MemoryBackend & IndexTarget {
+  const candidate = memory as Partial<IndexTarget>;
+  return (
+    typeof candidate.replaceSource === 'function' && typeof candidate.sourceMetadata === 'function'
+  );
+}
+
+function signalOption(request: RunRequest): { signal?: AbortSignal } {
+  return request.signal === undefined ? {} : { signal: request.signal };
+}
+
+/** Builds the system from a config; nothing is opened until it is used. */
+export function buildSystem(options: BuildSystemOptions): JarvisSystem {
+  return new JarvisSystem(options);
+}
