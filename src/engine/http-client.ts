@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { type Dispatcher, Pool } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool } from 'undici';
 import {
   type Clock,
   describeError,
@@ -180,7 +181,9 @@ export class HttpClient {
     this.baseUrl = `${url.origin}${this.#prefix}`;
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
-    this.#pool = new Pool(url.origin, { connections: options.connections ?? 64 });
+    // undici loads with the first client, not with the package: commands that never talk to a server skip it.
+    const { Pool: PoolClass } = createRequire(import.meta.url)('undici') as typeof import('undici');
+    this.#pool = new PoolClass(url.origin, { connections: options.connections ?? 64 });
   }
 
   /** The full URL of a path, as named in errors. */

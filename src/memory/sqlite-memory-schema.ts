@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { describeError, JarvisError } from '../core/index.js';
 
 /** A better-sqlite3 connection. */
@@ -81,7 +82,7 @@ export function openMemoryDatabase(options: OpenMemoryDatabaseOptions): SqliteDa
 function openConnection(location: string, busyTimeoutMs: number): SqliteDatabase {
   try {
     if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
-    return new Database(location, { timeout: busyTimeoutMs });
+    return new (loadSqlite())(location, { timeout: busyTimeoutMs });
   } catch (error) {
     throw unreadable(location, error);
   }
@@ -173,4 +174,9 @@ function incompatible(location: string, reason: string): JarvisError {
     code: 'memory_database_incompatible',
     message: `cannot use ${location} as the memory database: ${reason}; the file was left as it is`,
   });
+}
+
+/** better-sqlite3, loaded with the first database opened (commands that open none never load it). */
+function loadSqlite(): typeof Database {
+  return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 }

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { planOccurrences } from './occurrence-plan.js';
 import { parseSchedule } from './schedule.js';
 import { SchedulerError } from './scheduler-error.js';
@@ -74,7 +75,7 @@ export class SchedulerStore {
     if (this.dbPath !== ':memory:' && this.dbPath !== '')
       mkdirSync(dirname(this.dbPath), { recursive: true });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-    this.#db = new Database(this.dbPath, { timeout: busyTimeoutMs });
+    this.#db = new (loadSqlite())(this.dbPath, { timeout: busyTimeoutMs });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
     this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -408,4 +409,9 @@ export class SchedulerStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
+}
+
+/** better-sqlite3, loaded with the first database opened (commands that open none never load it). */
+function loadSqlite(): typeof Database {
+  return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 }

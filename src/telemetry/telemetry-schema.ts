@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { describeError, JarvisError } from '../core/index.js';
 
 /** A better-sqlite3 connection. */
@@ -64,7 +65,7 @@ export function openTelemetryDatabase(dbPath: string): SqliteDatabase {
 function openConnection(location: string): SqliteDatabase {
   try {
     if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
-    return new Database(location);
+    return new (loadSqlite())(location);
   } catch (error) {
     throw unreadable(location, error);
   }
@@ -149,4 +150,9 @@ function incompatible(location: string, reason: string): JarvisError {
     code: 'telemetry_database_incompatible',
     message: `cannot use ${location} as the telemetry database: ${reason}; the file was left as it is`,
   });
+}
+
+/** better-sqlite3, loaded with the first database opened (commands that open none never load it). */
+function loadSqlite(): typeof Database {
+  return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 }

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { JarvisError, type JsonSchema } from '../core/index.js';
 
 /** The outcome of validating arguments: fine, or the list of problems in words a model understands. */
@@ -11,15 +12,23 @@ export type ArgumentValidator = (args: Record<string, unknown>) => ArgumentCheck
 
 const MAX_PROBLEMS = 8;
 
-// One Ajv for the process; compiled validators are cached per schema object, so each tool compiles once.
-// Scalars are coerced ("5" for an integer) because small local models often quote numbers.
-const ajv = new Ajv({
-  allErrors: true,
-  strict: false,
-  coerceTypes: true,
-  useDefaults: true,
-  verbose: true,
-});
+// One Ajv for the process, loaded on the first compile (the CLI's start-up never pays for it); compiled
+// validators are cached per schema object, so each tool compiles once. Scalars are coerced ("5" for an
+// integer) because small local models often quote numbers.
+let ajv: Ajv | undefined;
+
+function sharedAjv(): Ajv {
+  if (ajv !== undefined) return ajv;
+  const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  ajv = new AjvClass({
+    allErrors: true,
+    strict: false,
+    coerceTypes: true,
+    useDefaults: true,
+    verbose: true,
+  });
+  return ajv;
+}
 const cache = new WeakMap<object, ArgumentValidator>();
 
 /** Compiles (once per schema object) a validator for a tool's parameters schema; throws on an invalid schema. */
@@ -42,7 +51,7 @@ function compile(schema: JsonSchema, toolName: string): ValidateFunction {
   // `$schema` names a draft this Ajv may not have loaded; the keywords tools use are the same across drafts.
   const { $schema: _draft, ...rest } = schema;
   try {
-    return ajv.compile(rest);
+    return sharedAjv().compile(rest);
   } catch (cause) {
     throw new JarvisError({
       code: 'invalid_tool_definition',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   createToolSpec,
   type JsonObject,
@@ -89,8 +89,10 @@ class DefinedTool extends BaseTool {
     if (this.#zodSchema !== undefined) {
       const parsed = this.#zodSchema.safeParse(params);
       if (!parsed.success) {
+        // zod itself loads only on this path: the schema's own methods did the rest.
+        const { z: zod } = await import('zod');
         return this.failure(
-          `Invalid arguments for tool '${this.toolId}': ${z.prettifyError(parsed.error)}`,
+          `Invalid arguments for tool '${this.toolId}': ${zod.prettifyError(parsed.error)}`,
           'invalid_arguments',
         );
       }
@@ -107,7 +109,7 @@ function isZodSchema(value: unknown): value is z.ZodObject {
 
 /** The JSON Schema of a zod object as a model should see it: input shape, no `$schema`, no int64 noise. */
 function zodToParameters(schema: z.ZodObject): JsonSchema {
-  const { $schema: _draft, ...json } = z.toJSONSchema(schema, {
+  const { $schema: _draft, ...json } = schema.toJSONSchema({
     io: 'input',
     unrepresentable: 'any',
   });
