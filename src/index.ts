@@ -108,6 +108,24 @@ export {
   type OpenAICompatibleEngineOptions,
 } from './engine/index.js';
 export {
+  createMcpServer,
+  createMcpToolSource,
+  JarvisMcpServer,
+  McpConnection,
+  McpConnectionError,
+  type McpHttpHandle,
+  type McpHttpOptions,
+  type McpServerConnectionOptions,
+  type McpServerOptions,
+  type McpStdioHandle,
+  type McpStdioOptions,
+  McpTool,
+  McpToolSource,
+  type McpToolSourceOptions,
+  serveHttp,
+  serveStdio,
+} from './mcp/index.js';
+export {
   buildContextMessage,
   type ContextOptions,
   chunkText,
@@ -140,7 +158,21 @@ export {
   type Timers,
 } from './scheduler/index.js';
 export {
+  type AskOptions,
+  type AskResult,
+  Jarvis,
+  type JarvisOptions,
+  MemoryHandle,
+  type MemorySearchOptions,
+  type MemoryStats,
+} from './sdk/index.js';
+export {
+  type BuildSystemOptions,
+  buildSystem,
   type ChosenEngine,
+  ConfigError,
+  type ConfigWarning,
+  configFromToml,
   createEngine,
   type DiscoverOptions,
   discoverEngines,
@@ -150,9 +182,21 @@ export {
   engineSettingsFromEnv,
   type GetEngineOptions,
   getEngine,
+  type JarvisConfig,
+  JarvisSystem,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  type McpServerConfig,
+  type RunRequest,
   registerBuiltinAgents,
   registerBuiltinEngines,
+  registerBuiltinMemory,
   registerBuiltins,
+  STARTER_CONFIG,
+  type SystemRegistries,
+  type SystemRunResult,
+  writeStarterConfig,
 } from './system/index.js';
 export {
   InstrumentedEngine,

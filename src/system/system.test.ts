@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type AgentRegistryEntry,
@@ -208,6 +209,34 @@ describe('buildSystem runs', () => {
       'calculator',
     ]);
   });
+});
+
+const REMOTE_FIXTURE = fileURLToPath(new URL('../mcp/remote-server.fixture.ts', import.meta.url));
+
+describe('buildSystem MCP tools', () => {
+  const mcpToml = () =>
+    `[[mcp.servers]]\nname = "remote"\ncommand = ${JSON.stringify(process.execPath)}\n` +
+    `args = ["--import", "tsx", ${JSON.stringify(REMOTE_FIXTURE)}]\n`;
+
+  it('runs an agent that calls a tool of a configured MCP server, and closes the server with the system', async () => {
+    const engine = new ScriptedEngine([
+      toolCallReply({ name: 'remote.add', arguments: { a: 2, b: 40 } }),
+      assistantReply('2 + 40 = 42'),
+    ]);
+    const system = systemWith(engine, mcpToml());
+    const run = await system.run('add 2 and 40', { tools: ['remote.add', 'calculator'] });
+    expect(run.result.toolResults[0]).toMatchObject({ toolName: 'remote.add', content: '42' });
+    expect((await system.mcpTools()).tools.map((tool) => tool.spec.name)).toContain('remote.echo');
+    await system.close();
+    expect(() => system.mcp()).toThrow(/closed/);
+  }, 30_000);
+
+  it('names the server when it does not offer a tool', async () => {
+    const system = systemWith(new ScriptedEngine(), mcpToml());
+    await expect(system.buildTools(['remote.nope'])).rejects.toThrow(
+      /Unknown tool 'remote\.nope': MCP server 'remote' does not offer it/,
+    );
+  }, 30_000);
 });
 
 describe('buildSystem lifecycle', () => {

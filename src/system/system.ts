@@ -23,6 +23,7 @@ import {
   indexPath,
 } from '../memory/index.js';
 import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
+import { createMcpToolSource, type McpToolListing, type McpToolSource } from '../mcp/index.js';
 import { InstrumentedEngine, TelemetryStore } from '../telemetry/index.js';
 import { CodeInterpreterTool, type ConfirmCallback } from '../tools/index.js';
 import {
@@ -100,6 +101,7 @@ export class JarvisSystem {
   #schedulerStore: SchedulerStore | undefined;
   #telemetry: TelemetryStore | undefined;
   #codeInterpreter: CodeInterpreterTool | undefined;
+  #mcp: McpToolSource | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: BuildSystemOptions) {
@@ -228,9 +230,23 @@ export class JarvisSystem {
     return [...this.registries.agents.keys()].sort();
   }
 
+  /** The tools of the configured MCP servers (`[[mcp.servers]]`); nothing connects until tools are asked for. */
+  mcp(): McpToolSource {
+    this.#requireOpen();
+    this.#mcp ??= createMcpToolSource(this.config.mcp.servers);
+    return this.#mcp;
+  }
+
+  /** Every tool of every configured MCP server (connecting them); unreachable servers come back as warnings. */
+  mcpTools(signal?: AbortSignal): Promise<McpToolListing> {
+    if (this.config.mcp.servers.length === 0) return Promise.resolve({ tools: [], warnings: [] });
+    return this.mcp().listTools(signal === undefined ? {} : { signal });
+  }
+
   /**
    * Builds tools by name (tool objects pass through) with their dependencies; `engine` is what `llm` uses.
-   * Unknown names throw, listing the available ones.
+   * Names under an MCP server's prefix (`<server>.<tool>`) come from that server. Unknown names throw,
+   * listing the available ones.
    */
   async buildTools(
     names: readonly (string | Tool)[],
@@ -238,11 +254,11 @@ export class JarvisSystem {
   ): Promise<readonly Tool[]> {
     this.#requireOpen();
     const deps = this.#toolDependencies(engine);
-    const tools = names.map((name) =>
-      typeof name === 'string'
-        ? createRegisteredTool(name.trim(), this.registries.tools, deps)
-        : name,
-    );
+    const remote = await this.#remoteTools(names);
+    const tools = names.map((name) => {
+      if (typeof name !== 'string') return name;
+      return remote.get(name.trim()) ?? createRegisteredTool(name.trim(), this.registries.tools, deps);
+    });
     const duplicate = duplicateToolName(tools);
     if (duplicate !== undefined) {
       throw new JarvisError({
@@ -251,6 +267,28 @@ export class JarvisSystem {
       });
     }
     return tools;
+  }
+
+  /** The MCP tools among `names` (those not registered locally and under a server's prefix). */
+  async #remoteTools(names: readonly (string | Tool)[]): Promise<Map<string, Tool>> {
+    if (this.config.mcp.servers.length === 0) return new Map();
+    const source = this.mcp();
+    const wanted = names
+      .filter((name): name is string => typeof name === 'string')
+      .map((name) => name.trim())
+      .filter((name) => !this.registries.tools.contains(name) && source.ownerOf(name) !== undefined);
+    if (wanted.length === 0) return new Map();
+    const found = await source.tools(wanted);
+    const missing = found.unresolved[0];
+    if (missing !== undefined) {
+      const server = source.ownerOf(missing)?.name ?? '?';
+      const why = found.warnings.map((warning) => `${warning.server}: ${warning.message}`);
+      throw new JarvisError({
+        code: 'unknown_tool',
+        message: `Unknown tool '${missing}': MCP server '${server}' does not offer it${why.length > 0 ? ` (${why.join('; ')})` : ''}`,
+      });
+    }
+    return new Map(found.tools.map((tool) => [tool.spec.name, tool]));
   }
 
   #toolDependencies(engine: ResolvedEngine | undefined): ToolDependencies {
@@ -355,6 +393,7 @@ export class JarvisSystem {
     await attempt(async () => (await this.#engine?.catch(() => undefined))?.engine.close());
     await attempt(() => this.#memory?.close());
     await attempt(() => this.#telemetry?.close());
+    await attempt(() => this.#mcp?.close());
     if (failures.length > 0) {
       throw new JarvisError({
         code: 'close_failed',
