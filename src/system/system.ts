@@ -23,7 +23,7 @@ import {
   indexPath,
 } from '../memory/index.js';
 import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
-import { createMcpToolSource, type McpToolListing, type McpToolSource } from '../mcp/index.js';
+import type { McpToolListing, McpToolSource } from '../mcp/index.js';
 import { InstrumentedEngine, TelemetryStore } from '../telemetry/index.js';
 import { CodeInterpreterTool, type ConfirmCallback } from '../tools/index.js';
 import {
@@ -101,7 +101,7 @@ export class JarvisSystem {
   #schedulerStore: SchedulerStore | undefined;
   #telemetry: TelemetryStore | undefined;
   #codeInterpreter: CodeInterpreterTool | undefined;
-  #mcp: McpToolSource | undefined;
+  #mcp: Promise<McpToolSource> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: BuildSystemOptions) {
@@ -230,17 +230,22 @@ export class JarvisSystem {
     return [...this.registries.agents.keys()].sort();
   }
 
-  /** The tools of the configured MCP servers (`[[mcp.servers]]`); nothing connects until tools are asked for. */
-  mcp(): McpToolSource {
+  /**
+   * The tools of the configured MCP servers (`[[mcp.servers]]`). The MCP SDK loads here, not at start-up, and
+   * nothing connects until tools are asked for.
+   */
+  mcp(): Promise<McpToolSource> {
     this.#requireOpen();
-    this.#mcp ??= createMcpToolSource(this.config.mcp.servers);
+    this.#mcp ??= import('../mcp/index.js').then(({ createMcpToolSource }) =>
+      createMcpToolSource(this.config.mcp.servers),
+    );
     return this.#mcp;
   }
 
   /** Every tool of every configured MCP server (connecting them); unreachable servers come back as warnings. */
-  mcpTools(signal?: AbortSignal): Promise<McpToolListing> {
-    if (this.config.mcp.servers.length === 0) return Promise.resolve({ tools: [], warnings: [] });
-    return this.mcp().listTools(signal === undefined ? {} : { signal });
+  async mcpTools(signal?: AbortSignal): Promise<McpToolListing> {
+    if (this.config.mcp.servers.length === 0) return { tools: [], warnings: [] };
+    return (await this.mcp()).listTools(signal === undefined ? {} : { signal });
   }
 
   /**
@@ -272,7 +277,7 @@ export class JarvisSystem {
   /** The MCP tools among `names` (those not registered locally and under a server's prefix). */
   async #remoteTools(names: readonly (string | Tool)[]): Promise<Map<string, Tool>> {
     if (this.config.mcp.servers.length === 0) return new Map();
-    const source = this.mcp();
+    const source = await this.mcp();
     const wanted = names
       .filter((name): name is string => typeof name === 'string')
       .map((name) => name.trim())
@@ -393,7 +398,7 @@ export class JarvisSystem {
     await attempt(async () => (await this.#engine?.catch(() => undefined))?.engine.close());
     await attempt(() => this.#memory?.close());
     await attempt(() => this.#telemetry?.close());
-    await attempt(() => this.#mcp?.close());
+    await attempt(async () => (await this.#mcp)?.close());
     if (failures.length > 0) {
       throw new JarvisError({
         code: 'close_failed',
