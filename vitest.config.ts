@@ -29,8 +29,9 @@ export default defineConfig({
   plugins: [esbuildTypeScript()],
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['**/*.case.test.ts', 'node_modules/**', 'dist/**'],
+    exclude: ['**/*.case.test.ts', 'node_modules/**', 'dist/**', '.test-build/**'],
     setupFiles: ['test/setup/console-guard.ts'],
+    globalSetup: ['test/support/cli-build.ts'],
     testTimeout: 20_000,
     pool: 'threads',
   },

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { InferenceEngine } from '../core/index.js';
 
 /** One engine that may be running: its key, the address it answers on, and how to make a client for it. */
@@ -32,6 +33,8 @@ export async function probeEngines(
   options: ProbeOptions = {},
 ): Promise<DiscoveredEngine[]> {
   const controller = new AbortController();
+  // Every probe listens on this one signal (its request and its own wait): more than Node's warning limit of 10.
+  setMaxListeners(4 * candidates.length + 10, controller.signal);
   const stop = () => controller.abort();
   options.signal?.addEventListener('abort', stop, { once: true });
   const timer = setTimeout(stop, options.timeoutMs ?? 400);

@@ -9,5 +9,31 @@ export type {
   RunRequest,
   SystemRunResult,
 } from '../system/index.js';
+export {
+  type AgentCatalogEntry,
+  agentCatalog,
+  type DiagnosticCheck,
+  type DiagnosticStatus,
+  type DiagnosticsOptions,
+  type DiagnosticsReport,
+  ENGINE_KEYS,
+  type EngineModels,
+  type EngineStatus,
+  type InitConfigOptions,
+  initConfig,
+  type ListEngineModelsOptions,
+  listEngineModels,
+  runDiagnostics,
+  runToDict,
+  type ScheduledTask,
+  type SurveyEnginesOptions,
+  surveyEngines,
+  type TaskRun,
+  type TaskScheduler,
+  type ToolCatalogEntry,
+  type ToolCatalogOptions,
+  taskToDict,
+  toolCatalog,
+} from '../system/index.js';
 export { type AskOptions, type AskResult, Jarvis, type JarvisOptions } from './jarvis.js';
 export { MemoryHandle, type MemorySearchOptions, type MemoryStats } from './memory-handle.js';

@@ -1,4 +1,11 @@
 export type { IndexProgress, IndexSummary, SkippedPath } from '../memory/index.js';
+export {
+  runToDict,
+  type ScheduledTask,
+  type TaskRun,
+  type TaskScheduler,
+  taskToDict,
+} from '../scheduler/index.js';
 export type { ConfirmationRequest, ConfirmCallback } from '../tools/index.js';
 export {
   BUILTIN_AGENTS,
@@ -10,6 +17,7 @@ export {
   registerBuiltins,
 } from './builtins.js';
 export type { ConfigProblem } from './config-fields.js';
+export { type InitConfigOptions, initConfig } from './config-init.js';
 export {
   type ConfigContext,
   ConfigError,
@@ -39,6 +47,21 @@ export type {
   TelemetryConfig,
   ToolsConfig,
 } from './config-types.js';
+export {
+  type DiagnosticCheck,
+  type DiagnosticStatus,
+  type DiagnosticsOptions,
+  type DiagnosticsReport,
+  runDiagnostics,
+} from './diagnostics.js';
+export {
+  type EngineModels,
+  type EngineStatus,
+  type ListEngineModelsOptions,
+  listEngineModels,
+  type SurveyEnginesOptions,
+  surveyEngines,
+} from './engine-survey.js';
 export {
   type ChosenEngine,
   createEngine,
@@ -74,4 +97,11 @@ export {
 } from './system-engine.js';
 export type { PreparedRun, RunRequest } from './system-run.js';
 export { createRegisteredTool, type ToolDependencies, unknownToolError } from './system-tools.js';
+export {
+  type AgentCatalogEntry,
+  agentCatalog,
+  type ToolCatalogEntry,
+  type ToolCatalogOptions,
+  toolCatalog,
+} from './tool-catalog.js';
 export { webSearchSettingsFromEnv } from './tool-settings.js';
