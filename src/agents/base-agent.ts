@@ -16,6 +16,7 @@ import {
 } from '../core/index.js';
 import { type ConfirmCallback, ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
 import { buildAgentMessages, MAX_TURNS_MESSAGE } from './agent-messages.js';
+import { collectStream, type StreamedTurn } from './orchestrator-stream.js';
 
 /** Options shared by the engine-backed agents. */
 export interface BaseAgentOptions {
@@ -146,6 +147,33 @@ export abstract class BaseAgent implements Agent {
         model: this.model,
         engine,
         turn,
+        latencySeconds,
+        success: false,
+        error: String(error),
+      });
+      throw error;
+    }
+  }
+
+  /**
+   * Streams one model call (text and reasoning passed on as events) and returns what `generate` would have;
+   * publishes `inference_start` and `inference_end` around it unless the engine is instrumented.
+   */
+  protected async streamGenerate(call: StreamedTurn): Promise<GenerateResult> {
+    const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
+    if (bus === undefined) return collectStream(call);
+    const base = { model: this.model, engine: this.engine.engineId, turn: call.turn };
+    bus.publish('inference_start', base);
+    const startedMs = this.clock.monotonicMs();
+    try {
+      const result = await collectStream(call);
+      const latencySeconds = elapsedSeconds(this.clock, startedMs);
+      bus.publish('inference_end', { ...base, latencySeconds, usage: result.usage, success: true });
+      return result;
+    } catch (error) {
+      const latencySeconds = elapsedSeconds(this.clock, startedMs);
+      bus.publish('inference_end', {
+        ...base,
         latencySeconds,
         success: false,
         error: String(error),

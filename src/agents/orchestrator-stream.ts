@@ -1,4 +1,6 @@
 import {
+  type AgentResult,
+  type AgentStreamEvent,
   type GenerateOptions,
   type GenerateResult,
   type InferenceEngine,
@@ -55,6 +57,41 @@ export async function collectStream(call: StreamedTurn): Promise<GenerateResult>
     ttftSeconds: end?.ttftSeconds ?? 0,
     ...(reasoning === '' ? {} : { reasoning }),
   };
+}
+
+/**
+ * Runs `start` (handing it a signal and an `emit` callback) and yields what it emits, then `result`; failures
+ * are thrown. Stopping the iteration early cancels the run, which is awaited before the iteration ends.
+ */
+export async function* streamRun(
+  signal: AbortSignal | undefined,
+  start: (signal: AbortSignal, emit: EmitEvent) => Promise<AgentResult>,
+): AsyncGenerator<AgentStreamEvent, void, undefined> {
+  const controller = new AbortController();
+  const unlink = linkSignal(signal, controller);
+  const channel = new EventChannel<AgentStreamEvent>();
+  let settled = false;
+  const done = start(controller.signal, (event) => channel.push(event)).then(
+    (result) => {
+      settled = true;
+      channel.push({ type: 'result', result });
+      channel.end();
+    },
+    (error: unknown) => {
+      settled = true;
+      channel.fail(error);
+    },
+  );
+  try {
+    yield* channel.drain();
+  } finally {
+    // Reached before the run settled only when the consumer stopped reading: cancel it and let it wind down.
+    if (!settled) {
+      controller.abort(new DOMException('The stream was closed by its consumer.', 'AbortError'));
+    }
+    await done;
+    unlink();
+  }
 }
 
 /**

@@ -3,7 +3,6 @@ import {
   type AgentResult,
   type AgentRunOptions,
   type AgentStreamEvent,
-  elapsedSeconds,
   type GenerateOptions,
   type GenerateResult,
   JarvisError,
@@ -12,14 +11,9 @@ import {
   type Tool,
 } from '../core/index.js';
 import type { ToolExecutor, ToolExecutorOptions } from '../tools/index.js';
-import { BaseAgent, type BaseAgentOptions, isInstrumented } from './base-agent.js';
+import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { type FunctionCallingDeps, runFunctionCallingLoop } from './orchestrator-loop.js';
-import {
-  collectStream,
-  EventChannel,
-  linkSignal,
-  type StreamedTurn,
-} from './orchestrator-stream.js';
+import { streamRun } from './orchestrator-stream.js';
 import { runStructuredLoop, type StructuredLoopDeps } from './orchestrator-structured.js';
 import type { EmitEvent } from './orchestrator-turn.js';
 
@@ -99,33 +93,7 @@ export class OrchestratorAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): AsyncGenerator<AgentStreamEvent, void, undefined> {
-    const controller = new AbortController();
-    const unlink = linkSignal(options.signal, controller);
-    const channel = new EventChannel<AgentStreamEvent>();
-    let settled = false;
-    const done = this.#start(input, context, controller.signal, (event) =>
-      channel.push(event),
-    ).then(
-      (result) => {
-        settled = true;
-        channel.push({ type: 'result', result });
-        channel.end();
-      },
-      (error: unknown) => {
-        settled = true;
-        channel.fail(error);
-      },
-    );
-    try {
-      yield* channel.drain();
-    } finally {
-      // Reached before the run settled only when the consumer stopped reading: cancel it and let it wind down.
-      if (!settled) {
-        controller.abort(new DOMException('The stream was closed by its consumer.', 'AbortError'));
-      }
-      await done;
-      unlink();
-    }
+    yield* streamRun(options.signal, (signal, emit) => this.#start(input, context, signal, emit));
   }
 
   /** Starts a run; async so that even a synchronous failure (a malformed context) becomes a rejection. */
@@ -191,32 +159,7 @@ export class OrchestratorAgent extends BaseAgent {
       ...(tools === undefined ? {} : { tools }),
       ...(signal === undefined ? {} : { signal }),
     };
-    return this.#streamModel({ engine: this.engine, messages, options, turn, emit });
-  }
-
-  /** Streams one model call, with `inference_start` / `inference_end` around it as `generate` publishes them. */
-  async #streamModel(call: StreamedTurn): Promise<GenerateResult> {
-    const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
-    if (bus === undefined) return collectStream(call);
-    const { turn } = call;
-    const base = { model: this.model, engine: this.engine.engineId, turn };
-    bus.publish('inference_start', base);
-    const startedMs = this.clock.monotonicMs();
-    try {
-      const result = await collectStream(call);
-      const latencySeconds = elapsedSeconds(this.clock, startedMs);
-      bus.publish('inference_end', { ...base, latencySeconds, usage: result.usage, success: true });
-      return result;
-    } catch (error) {
-      const latencySeconds = elapsedSeconds(this.clock, startedMs);
-      bus.publish('inference_end', {
-        ...base,
-        latencySeconds,
-        success: false,
-        error: String(error),
-      });
-      throw error;
-    }
+    return this.streamGenerate({ engine: this.engine, messages, options, turn, emit });
   }
 }
 

@@ -159,3 +159,43 @@ describe('SimpleAgent', () => {
     expect(error.code).toBe('agent_cancelled');
   });
 });
+
+describe('SimpleAgent.stream', () => {
+  it('yields the answer as it arrives on the engine stream, then the result', async () => {
+    const engine = new ScriptedEngine([
+      assistantReply('The capital is Paris', { reasoning: 'easy one' }),
+    ]);
+    const { agent, bus } = setup(engine);
+    const events = [];
+    for await (const event of agent.stream('Capital of France?')) events.push(event);
+    expect(engine.calls.map((call) => call.method)).toEqual(['stream']);
+    const text = events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : []));
+    expect(text.length).toBeGreaterThan(1);
+    expect(text.join('')).toBe('The capital is Paris');
+    expect(events.some((event) => event.type === 'reasoning_delta')).toBe(true);
+    expect(events[0]).toEqual({ type: 'turn_start', turn: 1 });
+    const last = events.at(-1);
+    expect(last?.type === 'result' && last.result).toMatchObject({
+      content: 'The capital is Paris',
+      turns: 1,
+    });
+    expect(bus.history.map((event) => event.type)).toEqual([
+      'agent_turn_start',
+      'inference_start',
+      'inference_end',
+      'agent_turn_end',
+    ]);
+  });
+
+  it('throws agent_engine_failed when the stream fails', async () => {
+    const { agent } = setup(new ScriptedEngine([errorReply('engine_unavailable')]));
+    const error = await rejection(
+      (async () => {
+        for await (const _event of agent.stream('x')) {
+          // drain
+        }
+      })(),
+    );
+    expect(error.code).toBe('agent_engine_failed');
+  });
+});

@@ -3,19 +3,22 @@ import {
   type AgentError,
   type AgentResult,
   type AgentRunOptions,
+  type AgentStreamEvent,
   type GenerateResult,
   ZERO_USAGE,
 } from '../core/index.js';
 import { stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { failureTurnEnd, toAgentError, untilAborted } from './orchestrator-failure.js';
+import { streamRun } from './orchestrator-stream.js';
+import type { EmitEvent } from './orchestrator-turn.js';
 
 /** Options of a `SimpleAgent`: the engine settings of every engine-backed agent. */
 export type SimpleAgentOptions = BaseAgentOptions;
 
 /**
  * Single-turn agent (registry key `simple`): sends the context conversation and the input to the engine once,
- * without tools, and returns the answer with `<think>` reasoning removed. Usage is reported in
+ * without tools, and returns the answer with `<think>` reasoning removed (`stream` yields the text as it comes). Usage is reported in
  * `metadata.usage`; a failed or cancelled run rejects with an `AgentError` carrying the partial result
  * (`turns: 0`, no content).
  */
@@ -42,6 +45,50 @@ export class SimpleAgent extends BaseAgent {
       throw this.#failed(error, signal);
     }
     const content = typeof answer.content === 'string' ? stripThinkTags(answer.content) : '';
+    this.publishTurnEnd({ turns: 1, contentLength: content.length });
+    return { content, toolResults: [], turns: 1, metadata: { usage: answer.usage ?? ZERO_USAGE } };
+  }
+
+  /**
+   * Runs the engine call on its stream and yields `turn_start`, the text (and reasoning) as it arrives,
+   * `turn_end` and the `result`; stopping the iteration early cancels the call.
+   */
+  async *stream(
+    input: string,
+    context?: AgentContext,
+    options: AgentRunOptions = {},
+  ): AsyncGenerator<AgentStreamEvent, void, undefined> {
+    yield* streamRun(options.signal, (signal, emit) =>
+      this.#streamOnce(input, context, signal, emit),
+    );
+  }
+
+  async #streamOnce(
+    input: string,
+    context: AgentContext | undefined,
+    signal: AbortSignal,
+    emit: EmitEvent,
+  ): Promise<AgentResult> {
+    this.publishTurnStart(input);
+    emit({ type: 'turn_start', turn: 1 });
+    const messages = this.buildMessages(input, context);
+    const options = { model: this.model, temperature: this.temperature, maxTokens: this.maxTokens };
+    let answer: GenerateResult;
+    try {
+      if (signal.aborted) throw signal.reason;
+      const call = {
+        engine: this.engine,
+        messages,
+        options: { ...options, signal },
+        turn: 1,
+        emit,
+      };
+      answer = await untilAborted(this.streamGenerate(call), signal);
+    } catch (error) {
+      throw this.#failed(error, signal);
+    }
+    const content = stripThinkTags(answer.content);
+    emit({ type: 'turn_end', turn: 1, content });
     this.publishTurnEnd({ turns: 1, contentLength: content.length });
     return { content, toolResults: [], turns: 1, metadata: { usage: answer.usage ?? ZERO_USAGE } };
   }
