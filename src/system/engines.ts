@@ -93,7 +93,7 @@ function createServerEngine(key: string, settings: EngineSettings): InferenceEng
   }
   if (key !== 'openai' && !(key in OPENAI_COMPATIBLE_DEFAULT_BASE_URLS)) {
     throw new JarvisError({
-      code: 'engine_not_found',
+      code: 'unknown_engine',
       message: `Unknown engine '${key}'. Available: ${ENGINE_KEYS.join(', ')}`,
     });
   }

@@ -1,4 +1,4 @@
-import { type InferenceEngine, JarvisError } from '../core/index.js';
+import { type InferenceEngine, JarvisError, type Registry } from '../core/index.js';
 import type { JarvisConfig } from './config-types.js';
 import { type EngineSettings, getEngine } from './engines.js';
 
@@ -46,11 +46,14 @@ export function engineSettingsOf(choice: EngineChoice): EngineSettings {
  */
 export async function chooseEngine(
   choice: EngineChoice,
+  engines?: Registry<unknown>,
 ): Promise<{ key: string; engine: InferenceEngine }> {
   if (choice.engine !== undefined) return { key: choice.engine.engineId, engine: choice.engine };
   const settings = engineSettingsOf(choice);
   const configured = choice.config.engine.default;
   const explicit = choice.engineKey ?? directKey(configured, choice.baseUrl);
+  if (explicit !== undefined && engines !== undefined)
+    return { key: explicit, engine: await registeredEngine(explicit, engines, settings) };
   return getEngine({
     settings,
     ...(explicit === undefined ? {} : { key: explicit }),
@@ -58,6 +61,29 @@ export async function chooseEngine(
     ...(choice.discoveryTimeoutMs === undefined ? {} : { timeoutMs: choice.discoveryTimeoutMs }),
     ...(choice.signal === undefined ? {} : { signal: choice.signal }),
   });
+}
+
+/** Makes the engine registered under `key` (a built-in or a user's): a factory or class given the settings. */
+async function registeredEngine(
+  key: string,
+  engines: Registry<unknown>,
+  settings: EngineSettings,
+): Promise<InferenceEngine> {
+  if (!engines.contains(key)) {
+    throw new JarvisError({
+      code: 'unknown_engine',
+      message: `Unknown engine '${key}'. Available: ${[...engines.keys()].join(', ')}`,
+    });
+  }
+  const engine: unknown = await engines.create(key, settings);
+  const candidate = engine as Partial<InferenceEngine> | null;
+  if (typeof candidate?.generate !== 'function' || typeof candidate.listModels !== 'function') {
+    throw new JarvisError({
+      code: 'invalid_engine',
+      message: `The engine registered as '${key}' did not produce an engine (generate, stream, listModels, close)`,
+    });
+  }
+  return engine as InferenceEngine;
 }
 
 /** A server address without an engine key means the configured engine there, else any OpenAI-compatible one. */

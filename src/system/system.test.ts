@@ -239,6 +239,46 @@ describe('buildSystem MCP tools', () => {
   }, 30_000);
 });
 
+describe('buildSystem engine choice', () => {
+  it('uses an engine a user registered, by key', async () => {
+    const registries = isolatedRegistries();
+    const engine = new ScriptedEngine([assistantReply('from my engine')], { engineId: 'mine' });
+    registries.engines.registerValue('mine', () => engine);
+    const system = buildSystem({ config: configOf(), engineKey: 'mine', registries, env: {} });
+    systems.push(system);
+    const run = await system.run('hi');
+    expect([run.result.content, run.engineKey]).toEqual(['from my engine', 'mine']);
+  });
+
+  it('refuses an unknown engine key, listing the registered ones', async () => {
+    const system = buildSystem({
+      config: configOf(),
+      engineKey: 'olama',
+      registries: isolatedRegistries(),
+      env: {},
+    });
+    systems.push(system);
+    const error = await system.run('hi').catch((caught: unknown) => caught);
+    expect((error as JarvisError).code).toBe('unknown_engine');
+    expect((error as Error).message).toMatch(/Unknown engine 'olama'\. Available: ollama, vllm/);
+  });
+
+  it('refuses an unknown tool before reaching for the engine', async () => {
+    const system = buildSystem({
+      config: configOf(),
+      engineKey: 'ollama',
+      baseUrl: 'http://127.0.0.1:9',
+      registries: isolatedRegistries(),
+      env: {},
+    });
+    systems.push(system);
+    const error = await system
+      .run('hi', { tools: ['calculater'] })
+      .catch((caught: unknown) => caught);
+    expect((error as JarvisError).code).toBe('unknown_tool');
+  });
+});
+
 describe('buildSystem lifecycle', () => {
   it('closes once, closes the engine, and refuses use afterwards', async () => {
     const engine = new ScriptedEngine([assistantReply('x')]);

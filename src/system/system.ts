@@ -16,6 +16,7 @@ import {
   ToolRegistry,
   type ToolRegistryEntry,
 } from '../core/index.js';
+import type { McpToolListing, McpToolSource } from '../mcp/index.js';
 import {
   type IndexPathOptions,
   type IndexSummary,
@@ -23,7 +24,6 @@ import {
   indexPath,
 } from '../memory/index.js';
 import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
-import type { McpToolListing, McpToolSource } from '../mcp/index.js';
 import { InstrumentedEngine, TelemetryStore } from '../telemetry/index.js';
 import { CodeInterpreterTool, type ConfirmCallback } from '../tools/index.js';
 import {
@@ -43,7 +43,7 @@ import {
   type RunRequest,
   requestedTools,
 } from './system-run.js';
-import { createRegisteredTool, type ToolDependencies } from './system-tools.js';
+import { createRegisteredTool, type ToolDependencies, unknownToolError } from './system-tools.js';
 
 /** The registries a system builds from (the global ones by default, with the built-ins added). */
 export interface SystemRegistries {
@@ -132,7 +132,7 @@ export class JarvisSystem {
 
   async #resolveEngine(signal: AbortSignal | undefined): Promise<ResolvedEngine> {
     const choice = { ...this.#options, signal };
-    const chosen = await chooseEngine(choice);
+    const chosen = await chooseEngine(choice, this.registries.engines);
     const model = await chooseModel(choice, chosen.key, chosen.engine).catch(async (error) => {
       await chosen.engine.close().catch(() => undefined);
       throw error;
@@ -262,7 +262,9 @@ export class JarvisSystem {
     const remote = await this.#remoteTools(names);
     const tools = names.map((name) => {
       if (typeof name !== 'string') return name;
-      return remote.get(name.trim()) ?? createRegisteredTool(name.trim(), this.registries.tools, deps);
+      return (
+        remote.get(name.trim()) ?? createRegisteredTool(name.trim(), this.registries.tools, deps)
+      );
     });
     const duplicate = duplicateToolName(tools);
     if (duplicate !== undefined) {
@@ -274,6 +276,18 @@ export class JarvisSystem {
     return tools;
   }
 
+  /** Refuses unknown tool names before anything is opened (a typo should not wait for engine discovery). */
+  #checkToolNames(names: readonly (string | Tool)[]): void {
+    const prefixes = this.config.mcp.servers.map((server) => server.prefix);
+    for (const name of names) {
+      if (typeof name !== 'string') continue;
+      const key = name.trim();
+      if (this.registries.tools.contains(key)) continue;
+      if (prefixes.some((prefix) => key.startsWith(prefix) && key !== prefix)) continue;
+      throw unknownToolError(key, this.registries.tools.keys());
+    }
+  }
+
   /** The MCP tools among `names` (those not registered locally and under a server's prefix). */
   async #remoteTools(names: readonly (string | Tool)[]): Promise<Map<string, Tool>> {
     if (this.config.mcp.servers.length === 0) return new Map();
@@ -281,7 +295,9 @@ export class JarvisSystem {
     const wanted = names
       .filter((name): name is string => typeof name === 'string')
       .map((name) => name.trim())
-      .filter((name) => !this.registries.tools.contains(name) && source.ownerOf(name) !== undefined);
+      .filter(
+        (name) => !this.registries.tools.contains(name) && source.ownerOf(name) !== undefined,
+      );
     if (wanted.length === 0) return new Map();
     const found = await source.tools(wanted);
     const missing = found.unresolved[0];
@@ -321,6 +337,7 @@ export class JarvisSystem {
           'or leave out the agent so the orchestrator is chosen',
       });
     }
+    this.#checkToolNames(wanted);
     const engine = await this.engine(request.signal);
     const tools = await this.buildTools(wanted, engine);
     const agent = createRegisteredAgent(agentName, this.registries.agents, {
