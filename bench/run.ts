@@ -1,11 +1,13 @@
 // Runs every benchmark suite and prints a table of medians and ratios against a baseline measured in the same run.
 // Usage: npm run bench [-- --quick]
 import { agentRunSuites } from './agent.bench.js';
+import { cliStartupReport } from './cli.bench.js';
 import { engineRoundTripSuite } from './engine.bench.js';
 import { type BenchSuite, formatTable, measureSuite } from './harness.js';
 import { memoryBenchSuite } from './memory.bench.js';
 import { sandboxStartupSuite } from './sandbox.bench.js';
 import { schedulerBench } from './scheduler.bench.js';
+import { schedulerCrashBench } from './scheduler-crash.bench.js';
 import { eventsSeen, toolExecutorSuite } from './tool-executor.bench.js';
 
 const quick = process.argv.includes('--quick');
@@ -49,6 +51,7 @@ try {
 } finally {
   await scheduler.close();
 }
+console.log(`${await schedulerCrashBench({ quick })}\n`);
 
 const memory = await memoryBenchSuite({ quick });
 try {
@@ -56,3 +59,5 @@ try {
 } finally {
   await memory.close();
 }
+
+console.log(`${await cliStartupReport({ samples: quick ? 5 : 30 })}\n`);

@@ -1,22 +1,19 @@
 #!/usr/bin/env node
-import { createRequire } from 'node:module';
-import { Command } from 'commander';
+/**
+ * The `jarvis` entry point. `--version` answers before anything else loads; every other command loads the
+ * program definition and, inside its action, only the modules it needs.
+ */
+const argv = process.argv.slice(2);
 
-const require = createRequire(import.meta.url);
-const { version } = require('../../package.json') as { version: string };
-
-/** Builds the `jarvis` command line program. */
-export function createProgram(): Command {
-  return new Command('jarvis')
-    .description(
-      'OpenJarvis: a local-first agent and tool runtime.\n' +
-        'This release ships the tool runtime as a library; the ask, tools, memory, scheduler and mcp commands arrive in later releases.',
-    )
-    .version(version, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .action(function showHelp(this: Command) {
-      this.outputHelp();
-    });
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  process.stdout.write(`${(require('../../package.json') as { version: string }).version}\n`);
+} else {
+  const { processIo } = await import('./cli-io.js');
+  const { runCli } = await import('./program.js');
+  const code = await runCli(argv, processIo());
+  process.exitCode = code;
+  // Everything the command opened is closed by now; should a stray handle remain, do not hang on it.
+  setTimeout(() => process.exit(code), 3_000).unref();
 }
-
-await createProgram().parseAsync(process.argv);

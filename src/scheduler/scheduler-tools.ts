@@ -60,7 +60,8 @@ export class ScheduleTaskTool extends SchedulerTool {
         },
         agent: {
           type: 'string',
-          description: 'Agent to use for execution (default: simple; orchestrator when tools are given).',
+          description:
+            'Agent to use for execution (default: simple; orchestrator when tools are given).',
         },
         tools: {
           type: 'string',

@@ -91,7 +91,11 @@ describe('TaskScheduler tasks and state machine', () => {
       nextRunMs: at('2026-11-30T08:00:00Z'),
     });
     expect(scheduler.getTask('task1')).toEqual(task);
-    const plain = scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '5' });
+    const plain = scheduler.createTask({
+      prompt: 'p',
+      scheduleType: 'interval',
+      scheduleValue: '5',
+    });
     expect(plain.agent).toBe('simple');
     const named = scheduler.createTask({
       prompt: 'p',

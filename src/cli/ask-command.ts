@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import type { CliIo } from './cli-io.js';
+import { parseIntegerFlag, parseNameList, parseNumberFlag } from './cli-options.js';
+import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
+
+/** The flags of `jarvis ask` as commander parses them (`stream` and `context` default to true). */
+export interface AskFlags extends JarvisFlags {
+  readonly agent?: string;
+  readonly tools?: readonly string[];
+  readonly maxTurns?: number;
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly system?: string;
+  readonly json?: boolean;
+  readonly stream: boolean;
+  readonly context: boolean;
+  readonly yes?: boolean;
+}
+
+const ASK_EXAMPLES = `
+Examples:
+  $ jarvis ask "What is the capital of France?"
+  $ jarvis ask What is 2+2
+  $ jarvis ask --agent orchestrator --tools calculator,think "What is 15% of 340?"
+  $ echo "Summarise: ..." | jarvis ask --json
+  $ jarvis ask --engine openai --base-url http://127.0.0.1:8000/v1 --model my-model "Hi"
+
+Answers go to stdout; tool activity, warnings and errors to stderr. Ctrl-C cancels.
+`;
+
+/** Registers `jarvis ask [query...]`. */
+export function registerAskCommand(program: Command, io: CliIo): void {
+  const command = program
+    .command('ask')
+    .description('Ask a question (the words of the query, or stdin when none are given).')
+    .argument('[query...]', 'the question; read from stdin when left out')
+    .option('-a, --agent <name>', 'agent to answer with (see `jarvis agents list`)')
+    .option(
+      '-t, --tools <names>',
+      'comma-separated tool names (see `jarvis tools list`)',
+      parseNameList('--tools'),
+    )
+    .option(
+      '--max-turns <n>',
+      'most model turns of the agent',
+      parseIntegerFlag('--max-turns', 1, 1000),
+    )
+    .option(
+      '--temperature <t>',
+      'sampling temperature from 0 to 2',
+      parseNumberFlag('--temperature', 0, 2),
+    )
+    .option(
+      '--max-tokens <n>',
+      'most tokens per model answer',
+      parseIntegerFlag('--max-tokens', 1, 1_000_000),
+    )
+    .option('-s, --system <prompt>', 'system prompt')
+    .option('--json', 'print the whole result as one JSON object (no token streaming)')
+    .option('--no-stream', 'print the answer when it is complete instead of token by token')
+    .option('--no-context', 'do not add what memory knows about the question')
+    .option('-y, --yes', 'approve every tool call that needs confirmation');
+  addJarvisFlags(command).addHelpText('after', ASK_EXAMPLES);
+  command.action(async (words: string[], flags: AskFlags) => {
+    const { runAsk } = await import('./ask-action.js');
+    await runAsk(words, flags, io);
+  });
+}

@@ -1,0 +1,66 @@
+import type { Readable } from 'node:stream';
+
+/** A place the CLI writes text to (stdout or stderr), and whether a person is watching it. */
+export interface CliStream {
+  write(text: string): void;
+  /** True when this is a terminal (spinners, progress bars and colours only then). */
+  readonly isTTY: boolean;
+  /** Terminal width in columns (80 when unknown). */
+  readonly columns: number;
+}
+
+/** Everything the CLI touches outside itself, injected so commands can be tested without a process. */
+export interface CliIo {
+  readonly stdout: CliStream;
+  readonly stderr: CliStream;
+  readonly stdin: Readable & { readonly isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** Aborted on the first SIGINT/SIGTERM: commands stop their work and return. */
+  readonly signal: AbortSignal;
+}
+
+/** Wraps a process stream. */
+function processStream(stream: NodeJS.WriteStream): CliStream {
+  return {
+    write: (text) => {
+      stream.write(text);
+    },
+    get isTTY() {
+      return stream.isTTY === true;
+    },
+    get columns() {
+      return stream.columns ?? 80;
+    },
+  };
+}
+
+/**
+ * The real process: its streams, environment and working folder, and a signal aborted by the first SIGINT or
+ * SIGTERM (a second one exits at once with 130).
+ */
+export function processIo(): CliIo {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort(new Error(`Interrupted (${name})`));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    stdout: processStream(process.stdout),
+    stderr: processStream(process.stderr),
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  };
+}
+
+/** Reads all of stdin as UTF-8 text. */
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream)
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}

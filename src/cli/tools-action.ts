@@ -1,0 +1,84 @@
+import type { JarvisSystem, ToolCatalogEntry } from '../sdk/index.js';
+import type { CliIo } from './cli-io.js';
+import { openJarvis } from './jarvis-options.js';
+import { firstLine, formatTable, outputWidth } from './table.js';
+import type { ListFlags } from './tools-command.js';
+
+/** `jarvis tools list`: every registered tool, built without opening a database or probing an engine. */
+export async function runToolsList(flags: ListFlags, io: CliIo): Promise<void> {
+  const jarvis = await openJarvis(flags, io);
+  try {
+    const { toolCatalog } = await import('../sdk/index.js');
+    const system = await jarvis.system();
+    const local = toolCatalog(system, { env: io.env });
+    const catalog = [...local, ...(await mcpCatalog(system, io))];
+    io.stdout.write(flags.json === true ? toolsJson(catalog) : toolsTable(catalog, io));
+  } finally {
+    await jarvis.close();
+  }
+}
+
+/** The tools of the configured MCP servers (connecting them); a server that fails is a warning on stderr. */
+async function mcpCatalog(system: JarvisSystem, io: CliIo): Promise<ToolCatalogEntry[]> {
+  const listing = await system.mcpTools(io.signal);
+  for (const warning of listing.warnings)
+    io.stderr.write(`warning: MCP server '${warning.server}': ${warning.message}\n`);
+  return listing.tools.map(({ spec }) => ({
+    name: spec.name,
+    category: spec.category,
+    description: spec.description,
+    requiresConfirmation: spec.requiresConfirmation,
+    costEstimate: spec.costEstimate,
+    latencyEstimate: spec.latencyEstimate,
+    parameters: spec.parameters,
+  }));
+}
+
+/** The catalog as JSON with snake_case keys. */
+export function toolsJson(catalog: readonly ToolCatalogEntry[]): string {
+  const tools = catalog.map((tool) => ({
+    name: tool.name,
+    category: tool.category,
+    description: tool.description,
+    requires_confirmation: tool.requiresConfirmation,
+    cost_estimate: tool.costEstimate,
+    latency_estimate: tool.latencyEstimate,
+    parameters: tool.parameters,
+    ...(tool.problem === undefined ? {} : { problem: tool.problem }),
+  }));
+  return `${JSON.stringify(tools, null, 2)}\n`;
+}
+
+/** The catalog as aligned columns; descriptions keep their first line, cut to the terminal width on a TTY. */
+export function toolsTable(catalog: readonly ToolCatalogEntry[], io: CliIo): string {
+  if (catalog.length === 0) return 'No tools are registered.\n';
+  const rows = catalog.map((tool) => [
+    tool.name,
+    tool.category || '-',
+    tool.requiresConfirmation ? 'yes' : 'no',
+    formatCost(tool.costEstimate),
+    formatLatency(tool.latencyEstimate),
+    tool.problem ?? firstLine(tool.description),
+  ]);
+  const width = outputWidth(io.stdout);
+  return formatTable(rows, {
+    headers: ['NAME', 'CATEGORY', 'CONFIRM', 'COST', 'LATENCY', 'DESCRIPTION'],
+    ...(width === undefined ? {} : { maxWidth: width }),
+  });
+}
+
+/** `$0`, `$0.002`, `$1.50`: an estimate in US dollars per call. */
+export function formatCost(costUsd: number): string {
+  if (!Number.isFinite(costUsd) || costUsd < 0) return '?';
+  if (costUsd === 0) return '$0';
+  if (costUsd < 0.0001) return '<$0.0001';
+  if (costUsd >= 1) return `$${costUsd.toFixed(2)}`;
+  return `$${Number(costUsd.toPrecision(2))}`;
+}
+
+/** `-` when unknown (0), else seconds: `0.5s`, `2s`. */
+export function formatLatency(latencySeconds: number): string {
+  if (!Number.isFinite(latencySeconds) || latencySeconds < 0) return '?';
+  if (latencySeconds === 0) return '-';
+  return `${Number(latencySeconds.toPrecision(2))}s`;
+}

@@ -1,0 +1,227 @@
+// Shared parts of the scheduler crash runs (the CI test's shape and the long run in bench/): scheduler processes
+// (crash-worker.case.test.ts) killed with SIGKILL at random, the drain that finishes what they left, and the
+// checks. Not a test file itself (*.case.test.ts is neither run nor built).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { systemClock } from '../core/index.js';
+import type { SchedulerStore } from './scheduler-store.js';
+import { ManualClock, ManualTimers } from './scheduler-test-support.case.test.js';
+import { TaskScheduler } from './task-scheduler.js';
+import { occurrenceKey, type TaskRun } from './task-types.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/** The scheduler process the crash runs start and kill (run with `node --import tsx`). */
+export const CRASH_WORKER = join(HERE, 'crash-worker.case.test.ts');
+
+const REPO_ROOT = resolve(HERE, '../..');
+const workers = new Set<ChildProcess>();
+
+/** Starts a scheduler process on `dbPath` and resolves once it runs (it prints `ready`) or died. */
+export async function spawnWorker(options: {
+  readonly dbPath: string;
+  readonly effects: string;
+  readonly owner: string;
+  readonly leaseMs: number;
+}): Promise<ChildProcess> {
+  const { dbPath, effects, owner, leaseMs } = options;
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CRASH_WORKER, dbPath, effects, owner, String(leaseMs)],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  workers.add(child);
+  child.once('exit', () => workers.delete(child));
+  child.stderr?.resume();
+  await new Promise<void>((ready) => {
+    child.stdout?.once('data', () => ready());
+    child.once('exit', () => ready());
+  });
+  child.stdout?.resume();
+  return child;
+}
+
+/** Kills a worker with SIGKILL and resolves when it is gone. */
+export async function killWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Kills every worker still running (cleanup after a failure). */
+export async function killAllWorkers(): Promise<void> {
+  for (const child of [...workers]) await killWorker(child);
+}
+
+/** A small seeded generator, so a failing run can be repeated. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Options of `killAtRandom`. */
+export interface KillAtRandomOptions {
+  readonly dbPath: string;
+  readonly effects: string;
+  readonly leaseMs: number;
+  /** Wall-clock instant after which no new worker is started. */
+  readonly untilMs: number;
+  readonly seed: number;
+  /** Worker processes alive at once (default 2). */
+  readonly slots?: number;
+  /** Each worker lives a random time in [minLifeMs, maxLifeMs) before its SIGKILL (default 50 to 750). */
+  readonly minLifeMs?: number;
+  readonly maxLifeMs?: number;
+}
+
+/** Keeps `slots` workers going, each killed with SIGKILL after a random while, until `untilMs`; the kill count. */
+export async function killAtRandom(options: KillAtRandomOptions): Promise<number> {
+  const next = seededRandom(options.seed);
+  const minLifeMs = options.minLifeMs ?? 50;
+  const spreadMs = (options.maxLifeMs ?? 750) - minLifeMs;
+  const slot = async (name: string): Promise<number> => {
+    let kills = 0;
+    while (systemClock.nowMs() < options.untilMs) {
+      const worker = await spawnWorker({ ...options, owner: `${name}${kills}` });
+      await delay(minLifeMs + Math.floor(next() * spreadMs));
+      await killWorker(worker);
+      kills += 1;
+    }
+    return kills;
+  };
+  const names = Array.from({ length: options.slots ?? 2 }, (_, i) => String.fromCharCode(65 + i));
+  const counts = await Promise.all(names.map(slot));
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * Finishes what the killed processes left, on a clock past every lease: expired occurrences are retried and
+ * due once tasks run (pause interval tasks first, or they keep coming due).
+ */
+export async function drain(
+  store: SchedulerStore,
+  effects: string,
+  leaseMs: number,
+): Promise<void> {
+  const clock = new ManualClock(systemClock.nowMs() + 10 * leaseMs);
+  const scheduler = new TaskScheduler({
+    store,
+    clock,
+    timers: new ManualTimers(clock),
+    owner: 'drain',
+    concurrency: 64,
+    maxAttempts: 1_000,
+    runTask: async (request) => {
+      appendFileSync(effects, `${request.occurrenceKey} ${request.attempt} drain\n`);
+      return 'ok';
+    },
+  });
+  scheduler.start();
+  for (let round = 0; round < 10_000; round += 1) {
+    await scheduler.idle();
+    const wakeMs = store.nextWakeMs();
+    if (wakeMs === undefined || wakeMs > clock.nowMs()) break;
+    scheduler.tick();
+  }
+  await scheduler.stop();
+}
+
+/** How many times each occurrence key's side effect ran (one line per execution in the effects file). */
+export function effectCounts(effects: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  const text = existsSync(effects) ? readFileSync(effects, 'utf8') : '';
+  for (const line of text.split('\n').filter(Boolean)) {
+    const key = line.split(' ')[0] ?? '';
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** What a crash run left in the database and the effects file. */
+export interface CrashCheck {
+  /** Occurrences in the run log (succeeded, missed, anything else). */
+  readonly occurrences: number;
+  readonly succeeded: number;
+  /** Late occurrences recorded as missed instead of run (downtime beyond the catch-up rule). */
+  readonly missed: number;
+  /**
+   * Occurrences that should exist but do not, or did not finish: once tasks never completed, gaps in an interval
+   * task's sequence, runs left running or failed, successes whose side effect never ran, side effects of
+   * occurrences the log does not know.
+   */
+  readonly lost: number;
+  /** Occurrences recorded more than once (two rows for one task and time, or two for one once task). */
+  readonly duplicated: number;
+  /** Interval runs off the task's grid of due times. */
+  readonly offSchedule: number;
+  /** Side effects run again after a kill (allowed: at most one per kill; the occurrence key deduplicates them). */
+  readonly reExecutions: number;
+  /** Side effects the worker processes ran (the rest ran in the drain). */
+  readonly workerExecutions: number;
+  /** `PRAGMA integrity_check`. */
+  readonly integrity: string;
+}
+
+function intervalCounts(runs: readonly TaskRun[], intervalMs: number) {
+  const times = [...new Set(runs.map((run) => run.scheduledForMs))].sort((a, b) => a - b);
+  const first = times[0];
+  if (first === undefined) return { gaps: 0, offSchedule: 0 };
+  const aligned = times.filter((time) => (time - first) % intervalMs === 0);
+  const expected = Math.round(((times.at(-1) ?? first) - first) / intervalMs) + 1;
+  return { gaps: expected - aligned.length, offSchedule: times.length - aligned.length };
+}
+
+function lostOnceTasks(store: SchedulerStore, byTask: ReadonlyMap<string, TaskRun[]>) {
+  const once = store.listTasks().filter((task) => task.scheduleType === 'once');
+  return {
+    lost: once.filter((task) => task.status !== 'completed' || !byTask.has(task.id)).length,
+    duplicated: once.filter((task) => (byTask.get(task.id)?.length ?? 0) > 1).length,
+  };
+}
+
+/** Counts what a crash run lost, duplicated or broke; `intervals` are the interval tasks and their periods. */
+export function checkCrashRun(
+  store: SchedulerStore,
+  effects: string,
+  intervals: readonly { readonly id: string; readonly intervalMs: number }[],
+): CrashCheck {
+  const runs = store.allRuns();
+  const byTask = new Map<string, TaskRun[]>();
+  for (const run of runs) {
+    const list = byTask.get(run.taskId);
+    if (list === undefined) byTask.set(run.taskId, [run]);
+    else list.push(run);
+  }
+  const once = lostOnceTasks(store, byTask);
+  const grid = intervals.map((task) => intervalCounts(byTask.get(task.id) ?? [], task.intervalMs));
+  const counts = effectCounts(effects);
+  const keys = new Set(runs.map(occurrenceKey));
+  const succeeded = runs.filter((run) => run.status === 'succeeded');
+  const lost =
+    once.lost +
+    grid.reduce((sum, entry) => sum + entry.gaps, 0) +
+    runs.filter((run) => run.status === 'running' || run.status === 'failed').length +
+    succeeded.filter((run) => !counts.has(occurrenceKey(run))).length +
+    [...counts.keys()].filter((key) => !keys.has(key)).length;
+  const lines = existsSync(effects)
+    ? readFileSync(effects, 'utf8').split('\n').filter(Boolean)
+    : [];
+  return {
+    occurrences: runs.length,
+    succeeded: succeeded.length,
+    missed: runs.filter((run) => run.status === 'missed').length,
+    lost,
+    duplicated: runs.length - keys.size + once.duplicated,
+    offSchedule: grid.reduce((sum, entry) => sum + entry.offSchedule, 0),
+    reExecutions: [...counts.values()].reduce((sum, count) => sum + count - 1, 0),
+    workerExecutions: lines.filter((line) => !line.endsWith(' drain')).length,
+    integrity: store.integrityCheck(),
+  };
+}
