@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/cli/main.js');
+const CLI = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/bin/jarvis.js');
 
 /** One cold-start case: a command line and the most it may take relative to `node -e 0`. */
 interface StartCase {

@@ -1,12 +1,16 @@
-import { JarvisError } from '../core/index.js';
-
 /** Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted. */
 export const ExitCode = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
 
-/** A mistake in how the command was called (bad flag value, unknown name, empty query): exit code 2. */
-export class UsageError extends JarvisError {
+/**
+ * A mistake in how the command was called (bad flag value, unknown name, empty query): exit code 2. A plain
+ * Error with a `code`, like the library's errors, so that `--help` and the flag parsers load nothing else.
+ */
+export class UsageError extends Error {
+  readonly code = 'usage';
+
   constructor(message: string) {
-    super({ code: 'usage', message });
+    super(message);
+    this.name = 'UsageError';
   }
 }
 
@@ -37,8 +41,15 @@ const USAGE_CODES = new Set([
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CliExit) return error.exitCode;
   if (isAbort(error)) return ExitCode.interrupted;
-  if (JarvisError.isInstance(error) && USAGE_CODES.has(error.code)) return ExitCode.usage;
+  if (USAGE_CODES.has(codeOf(error))) return ExitCode.usage;
   return ExitCode.failure;
+}
+
+/** The string `code` of an error (JarvisError and its kin), or '' when it has none. */
+function codeOf(error: unknown): string {
+  const code =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : '';
+  return typeof code === 'string' ? code : '';
 }
 
 /** True for a cancellation (Ctrl-C). */

@@ -47,6 +47,13 @@ export function processIo(): CliIo {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // `jarvis tools list | head`: the reader went away; stop quietly, as Unix tools do, instead of crashing.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+  }
   return {
     stdout: processStream(process.stdout),
     stderr: processStream(process.stderr),

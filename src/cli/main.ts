@@ -7,8 +7,8 @@ const argv = process.argv.slice(2);
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { createRequire } = await import('node:module');
-  const require = createRequire(import.meta.url);
-  process.stdout.write(`${(require('../../package.json') as { version: string }).version}\n`);
+  const manifest = createRequire(import.meta.url)('../../package.json') as { version: string };
+  process.stdout.write(`${manifest.version}\n`);
 } else {
   const { processIo } = await import('./cli-io.js');
   const { runCli } = await import('./program.js');

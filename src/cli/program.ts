@@ -13,11 +13,9 @@ import { registerSchedulerCommand } from './scheduler-command.js';
 import { registerTelemetryCommand } from './telemetry-command.js';
 import { registerToolsCommand } from './tools-command.js';
 
-const require = createRequire(import.meta.url);
-
 /** The package version (read from package.json next to dist/ or src/). */
 export function packageVersion(): string {
-  return (require('../../package.json') as { version: string }).version;
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
 const EXAMPLES = `

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JarvisError } from './errors.js';
 import { Registry } from './registry.js';
 
@@ -104,5 +104,18 @@ describe('Registry', () => {
   it('refuses empty keys', () => {
     const registry = new Registry<number>('NumberRegistry');
     expect(() => registry.registerValue('', 1)).toThrow('non-empty strings');
+  });
+});
+
+describe('the global registries', () => {
+  it('are one set per process, shared by every copy of the package (the bundled CLI and the library)', async () => {
+    const first = await import('./registries.js');
+    vi.resetModules();
+    const second = await import('./registries.js');
+    expect(second.ToolRegistry).toBe(first.ToolRegistry);
+    expect(second.AgentRegistry).toBe(first.AgentRegistry);
+    expect(second.EngineRegistry).toBe(first.EngineRegistry);
+    expect(second.MemoryRegistry).toBe(first.MemoryRegistry);
+    expect(second.ToolRegistry).not.toBe(second.AgentRegistry);
   });
 });

@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -9,13 +9,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BUILD_VARIABLE = 'OPENJARVIS_TEST_BUILD';
 
 /**
- * Where the CLI end-to-end tests find the built program (`<TEST_BUILD>/dist/cli/main.js`): a folder of this
+ * Where the CLI end-to-end tests find the built program (`<TEST_BUILD>/dist/bin/jarvis.js`): a folder of this
  * vitest run (`.test-build/run-<pid>`), so test runs going on at the same time never rebuild each other's.
  */
 export const TEST_BUILD = process.env[BUILD_VARIABLE] ?? join(ROOT, '.test-build', 'manual');
 
 /** The built `jarvis` entry the end-to-end tests spawn. */
-export const BUILT_CLI = join(TEST_BUILD, 'dist', 'cli', 'main.js');
+export const BUILT_CLI = join(TEST_BUILD, 'dist', 'bin', 'jarvis.js');
 
 async function sourceFiles(folder: string): Promise<string[]> {
   const files: string[] = [];
@@ -28,8 +28,9 @@ async function sourceFiles(folder: string): Promise<string[]> {
 }
 
 /**
- * Builds src/ into .test-build/dist file by file (same module layout as `tsc`'s dist, so lazy imports behave
- * as in the package), with esbuild: about a second instead of tsc's fifteen. package.json is copied beside it.
+ * Builds src/ into .test-build/dist file by file (same module layout as `tsc`'s dist), with esbuild: about a
+ * second instead of tsc's fifteen; package.json is copied beside it and the CLI is bundled into dist/bin as
+ * `npm run build` does.
  */
 export async function buildCliForTests(target: string = TEST_BUILD): Promise<void> {
   await rm(target, { recursive: true, force: true });
@@ -49,6 +50,13 @@ export async function buildCliForTests(target: string = TEST_BUILD): Promise<voi
     }),
   );
   await copyFile(join(ROOT, 'package.json'), join(target, 'package.json'));
+  // The same bundling step as `npm run build`, so the tests run the CLI as it ships.
+  const { bundleCli } = (await import(
+    pathToFileURL(join(ROOT, 'scripts', 'bundle-cli.mjs')).href
+  )) as {
+    bundleCli: (dist: string) => Promise<void>;
+  };
+  await bundleCli(join(target, 'dist'));
 }
 
 /** vitest global setup: build once before the suite into this run's folder; the teardown removes it. */
