@@ -225,6 +225,8 @@ export {
   type LLMToolOptions,
   RetrievalTool,
   type RetrievalToolOptions,
+  type SandboxBackendChoice,
+  type SandboxSelectOptions,
   selectSandbox,
   ThinkTool,
   type ToolCallInput,

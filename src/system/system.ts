@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   AgentRegistry,
   type AgentRegistryEntry,
@@ -25,7 +26,11 @@ import {
 } from '../memory/index.js';
 import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
 import { InstrumentedEngine, TelemetryStore } from '../telemetry/index.js';
-import { CodeInterpreterTool, type ConfirmCallback } from '../tools/index.js';
+import {
+  CodeInterpreterTool,
+  type ConfirmCallback,
+  type SandboxBackendChoice,
+} from '../tools/index.js';
 import {
   registerBuiltinAgents,
   registerBuiltinEngines,
@@ -212,6 +217,8 @@ export class JarvisSystem {
     const settings = this.config.tools.codeInterpreter;
     this.#codeInterpreter ??= new CodeInterpreterTool({
       select: {
+        backend: settings.backend as SandboxBackendChoice,
+        pyodideSnapshotDir: join(this.config.home, 'cache', 'pyodide'),
         maxConcurrent: settings.maxConcurrent,
         allowUnsandboxed: settings.allowUnsandboxed,
         limits: { addressSpaceBytes: settings.memoryMb * 1024 * 1024 },

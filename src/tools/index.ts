@@ -25,6 +25,7 @@ export type {
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './builtin/sandbox-limits.js';
 export {
   INSTALL_HINT,
+  type SandboxBackendChoice,
   type SandboxSelectOptions,
   selectSandbox,
 } from './builtin/sandbox-select.js';

@@ -39,7 +39,9 @@ export function limitHit(run: ChildRunResult): RunLimit {
   if (run.stoppedBy !== 'exit') return null;
   const signal = signalNumber(run);
   if (signal === constants.signals.SIGXCPU) return 'cpu';
-  if (/\bMemoryError\b/.test(run.stderr) || signal === constants.signals.SIGKILL) return 'memory';
+  const outOfMemory =
+    /\bMemoryError\b|JavaScript heap out of memory|Array buffer allocation failed/.test(run.stderr);
+  if (outOfMemory || signal === constants.signals.SIGKILL) return 'memory';
   return null;
 }
 
@@ -57,7 +59,10 @@ function headline(
   if (limit === 'output')
     return `Output limit exceeded: more than ${options.maxStreamBytes} bytes on one stream; the sandbox was killed.`;
   if (limit === 'cpu') return 'CPU time limit exceeded; the sandbox was killed.';
-  if (limit === 'memory') return 'Memory limit exceeded (512 MiB address space).';
+  if (limit === 'memory')
+    return options.sandbox === 'pyodide'
+      ? 'Memory limit exceeded (512 MiB wasm memory, 256 MiB JavaScript heap).'
+      : 'Memory limit exceeded (512 MiB address space).';
   return undefined;
 }
 

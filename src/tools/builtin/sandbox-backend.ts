@@ -1,7 +1,7 @@
 import type { ChildRunResult } from './sandbox-process.js';
 
 /** Name of the backend a run went through, reported as `metadata.sandbox`. */
-export type SandboxName = 'bubblewrap' | 'unsandboxed';
+export type SandboxName = 'bubblewrap' | 'pyodide' | 'unsandboxed';
 
 /** One piece of code to run. */
 export interface SandboxRequest {

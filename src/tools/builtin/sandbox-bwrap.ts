@@ -9,11 +9,15 @@ export interface RootEntry {
   readonly target?: string;
 }
 
-/** Everything the bubblewrap backend needs; the caller checks that the paths exist. */
-export interface BwrapBackendOptions {
+/** A host path bound read-only into the sandbox at `target`. */
+export interface ReadOnlyBind {
+  readonly source: string;
+  readonly target: string;
+}
+
+/** The bubblewrap jail every backend shares: namespaces, mounts, rlimits, seccomp, slots. */
+export interface BwrapJail {
   readonly bwrapPath: string;
-  /** The interpreter, which must live under `/usr` (the only system tree bound into the sandbox). */
-  readonly pythonPath: string;
   readonly prlimitPath: string;
   /** `/bin`, `/lib`, `/lib64`, ... as they are on the host. */
   readonly rootEntries: readonly RootEntry[];
@@ -24,29 +28,52 @@ export interface BwrapBackendOptions {
   readonly clock: Clock;
 }
 
+/** Which rlimit caps the program's memory, and at how many bytes. */
+export interface MemoryRlimit {
+  /** `as` (RLIMIT_AS) for CPython; `data` (RLIMIT_DATA) for V8, which reserves far more address space than it uses. */
+  readonly kind: 'as' | 'data';
+  readonly bytes: number;
+}
+
+/** One program to run inside the jail. */
+export interface JailedProgram {
+  /** The program and its arguments; the program must be visible inside the jail (e.g. under `/usr`). */
+  readonly argv: readonly string[];
+  /** Extra read-only binds, mounted after the standard ones. */
+  readonly binds?: readonly ReadOnlyBind[];
+  readonly memory: MemoryRlimit;
+}
+
+/** Everything the bubblewrap backend needs; the caller checks that the paths exist. */
+export interface BwrapBackendOptions extends BwrapJail {
+  /** The interpreter, which must live under `/usr` (the only system tree bound into the sandbox). */
+  readonly pythonPath: string;
+}
+
 const SANDBOX_UID = '65534';
 
-/** The mounts: read-only root and `/usr`, the root links, a fresh `/proc`, a minimal `/dev` and a small tmpfs `/tmp`. */
-function mountArgs(options: BwrapBackendOptions): string[] {
+/** The mounts: read-only root and `/usr`, the root links, a fresh `/proc`, a minimal `/dev`, a small tmpfs `/tmp`, extras. */
+function mountArgs(jail: BwrapJail, binds: readonly ReadOnlyBind[]): string[] {
   const args = ['--ro-bind', '/usr', '/usr'];
-  for (const entry of options.rootEntries) {
+  for (const entry of jail.rootEntries) {
     if (entry.target === undefined) args.push('--ro-bind', entry.path, entry.path);
     else args.push('--symlink', entry.target, entry.path);
   }
   args.push('--proc', '/proc', '--dev', '/dev');
-  args.push('--size', String(options.limits.tmpfsBytes), '--tmpfs', '/tmp');
+  args.push('--size', String(jail.limits.tmpfsBytes), '--tmpfs', '/tmp');
+  for (const bind of binds) args.push('--ro-bind', bind.source, bind.target);
   // The root bwrap builds and /dev are unbounded tmpfs: make them read-only so only the sized /tmp is writable.
   args.push('--remount-ro', '/', '--remount-ro', '/dev');
   return args;
 }
 
-/** `prlimit` arguments setting the rlimits of the interpreter (CPU seconds = wall timeout + 1). */
-function limitArgs(options: BwrapBackendOptions, timeoutMs: number): string[] {
-  const { limits } = options;
+/** `prlimit` arguments setting the rlimits of the program (CPU seconds = wall timeout + 1). */
+function limitArgs(jail: BwrapJail, memory: MemoryRlimit, timeoutMs: number): string[] {
+  const { limits } = jail;
   const cpuSeconds = Math.ceil(timeoutMs / 1000) + 1;
   return [
-    options.prlimitPath,
-    `--as=${limits.addressSpaceBytes}`,
+    jail.prlimitPath,
+    `--${memory.kind}=${memory.bytes}`,
     `--cpu=${cpuSeconds}:${cpuSeconds + 1}`,
     `--fsize=${limits.fileSizeBytes}`,
     `--nofile=${limits.openFiles}`,
@@ -55,59 +82,65 @@ function limitArgs(options: BwrapBackendOptions, timeoutMs: number): string[] {
   ];
 }
 
+/** The full bwrap command line running `program` in a fresh jail (no network, empty environment, fresh `/tmp`). */
+export function buildJailArgs(
+  jail: BwrapJail,
+  program: JailedProgram,
+  timeoutMs: number,
+): string[] {
+  return [
+    ...['--unshare-all', '--unshare-user', '--die-with-parent', '--new-session'],
+    ...['--cap-drop', 'ALL', '--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--hostname', 'sandbox'],
+    ...mountArgs(jail, program.binds ?? []),
+    '--clearenv',
+    ...['--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', '/tmp'],
+    ...['--setenv', 'LANG', 'C.UTF-8', '--chdir', '/tmp'],
+    ...(jail.seccompFilter ? ['--seccomp', '3'] : []),
+    '--',
+    ...limitArgs(jail, program.memory, timeoutMs),
+    ...program.argv,
+  ];
+}
+
+/** `python3 -I -` (code on stdin) capped by RLIMIT_AS. */
+function pythonProgram(options: BwrapBackendOptions): JailedProgram {
+  return {
+    argv: [options.pythonPath, '-I', '-'],
+    memory: { kind: 'as', bytes: options.limits.addressSpaceBytes },
+  };
+}
+
 /** The full bwrap command line running `python3 -I -` (code on stdin) for one call. */
 export function buildBwrapArgs(options: BwrapBackendOptions, timeoutMs: number): string[] {
-  return [
-    '--unshare-all',
-    '--unshare-user',
-    '--die-with-parent',
-    '--new-session',
-    '--cap-drop',
-    'ALL',
-    '--uid',
-    SANDBOX_UID,
-    '--gid',
-    SANDBOX_UID,
-    '--hostname',
-    'sandbox',
-    ...mountArgs(options),
-    '--clearenv',
-    '--setenv',
-    'PATH',
-    '/usr/bin:/bin',
-    '--setenv',
-    'HOME',
-    '/tmp',
-    '--setenv',
-    'LANG',
-    'C.UTF-8',
-    '--chdir',
-    '/tmp',
-    ...(options.seccompFilter ? ['--seccomp', '3'] : []),
-    '--',
-    ...limitArgs(options, timeoutMs),
-    options.pythonPath,
-    '-I',
-    '-',
-  ];
+  return buildJailArgs(options, pythonProgram(options), timeoutMs);
+}
+
+/** Runs `program` in the jail once a slot is free, with `request.code` on its stdin, policed by `runChild`. */
+export function runJailed(
+  jail: BwrapJail,
+  program: JailedProgram,
+  request: SandboxRequest & { readonly maxStreamBytes?: number },
+): Promise<ChildRunResult> {
+  return jail.slots.run(() =>
+    runChild({
+      command: jail.bwrapPath,
+      args: buildJailArgs(jail, program, request.timeoutMs),
+      stdin: request.code,
+      ...(jail.seccompFilter ? { fd3: jail.seccompFilter } : {}),
+      timeoutMs: request.timeoutMs,
+      maxStreamBytes: request.maxStreamBytes ?? jail.limits.maxStreamBytes,
+      ...(request.signal ? { signal: request.signal } : {}),
+      clock: jail.clock,
+    }),
+  );
 }
 
 /** The default backend: `python3 -I` under bubblewrap with rlimits, seccomp, a timeout and output caps. */
 export function createBwrapBackend(options: BwrapBackendOptions): SandboxBackend {
-  const runOnce = (request: SandboxRequest): Promise<ChildRunResult> =>
-    runChild({
-      command: options.bwrapPath,
-      args: buildBwrapArgs(options, request.timeoutMs),
-      stdin: request.code,
-      ...(options.seccompFilter ? { fd3: options.seccompFilter } : {}),
-      timeoutMs: request.timeoutMs,
-      maxStreamBytes: options.limits.maxStreamBytes,
-      ...(request.signal ? { signal: request.signal } : {}),
-      clock: options.clock,
-    });
+  const program = pythonProgram(options);
   return {
     name: 'bubblewrap',
     seccomp: options.seccompFilter !== undefined,
-    run: (request) => options.slots.run(() => runOnce(request)),
+    run: (request) => runJailed(options, program, request),
   };
 }

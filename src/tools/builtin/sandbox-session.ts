@@ -318,11 +318,15 @@ async function missingPrerequisite(
   if (platform !== 'linux') return `bubblewrap needs Linux (this is ${platform})`;
   for (const [name, path] of [
     ['bubblewrap', paths.bwrapPath],
-    ['python3', paths.pythonPath],
     ['prlimit', paths.prlimitPath],
   ] as const) {
     if (!(await isExecutable(path))) return `${name} not found at ${path}`;
   }
+  if (!(await isExecutable(paths.pythonPath)))
+    return (
+      `the rlm agent needs python3, not found at ${paths.pythonPath} (code_interpreter's Pyodide fallback ` +
+      'cannot keep a persistent interpreter; install python3)'
+    );
   return undefined;
 }
 

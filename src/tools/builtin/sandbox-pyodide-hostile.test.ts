@@ -1,0 +1,391 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolResult } from '../../core/index.js';
+import { CodeInterpreterTool } from './code-interpreter.js';
+import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
+import { selectSandbox } from './sandbox-select.js';
+
+// The Pyodide backend asked for explicitly (CI has python3, so `auto` would pick bubblewrap + python3).
+// CI must never skip: a missing sandbox fails there.
+const onCi = process.env.CI === 'true';
+const token = `canary-${process.pid}-${Math.random().toString(36).slice(2)}`;
+const pids: number[] = [];
+let selection: SandboxSelection = { ok: false, reason: 'not selected yet' };
+let tool = new CodeInterpreterTool({ sandbox: selection });
+let snapshotDir = '';
+let canaryDir = '';
+let canaryFile = '';
+let server: Server | undefined;
+let port = 0;
+let connections = 0;
+
+/** Wraps the backend so every run's bwrap pid is recorded for the leftover-process checks. */
+function recording(chosen: SandboxSelection): SandboxSelection {
+  if (!chosen.ok) return chosen;
+  const inner = chosen.backend;
+  const backend: SandboxBackend = {
+    name: inner.name,
+    seccomp: inner.seccomp,
+    run: async (request) => {
+      const result = await inner.run(request);
+      if (result.pid !== undefined) pids.push(result.pid);
+      return result;
+    },
+  };
+  return { ok: true, backend };
+}
+
+beforeAll(async () => {
+  process.env.JARVIS_SANDBOX_CANARY = token;
+  canaryDir = await mkdtemp(join(tmpdir(), 'jarvis-canary-'));
+  canaryFile = join(canaryDir, 'secret.txt');
+  await writeFile(canaryFile, token);
+  server = createServer((socket) => {
+    connections += 1;
+    socket.end(token);
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  port = typeof address === 'object' && address ? address.port : 0;
+  snapshotDir = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-snapshot-'));
+  selection = await selectSandbox({ backend: 'pyodide', pyodideSnapshotDir: snapshotDir });
+  tool = new CodeInterpreterTool({ sandbox: recording(selection) });
+}, 120_000);
+
+afterAll(async () => {
+  delete process.env.JARVIS_SANDBOX_CANARY;
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await rm(canaryDir, { recursive: true, force: true });
+  await rm(snapshotDir, { recursive: true, force: true });
+});
+
+/** Command lines of every process on the host. */
+async function hostCommandLines(): Promise<string[]> {
+  const lines: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      lines.push((await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' '));
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return lines;
+}
+
+/** True when a process (or, with a negative pid, a process group) still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Hostile {
+  readonly name: string;
+  readonly code: () => string;
+  readonly timeoutSeconds?: number;
+  readonly check: (result: ToolResult) => void | Promise<void>;
+}
+
+/** Python that imports a Node module through the JS FFI (`js` + dynamic `import()`) as `mod`. */
+const nodeModule = (name: string): string =>
+  `from pyodide.code import run_js\nmod = await run_js('import("node:${name}")')\n`;
+
+const escapes = (result: ToolResult): void => {
+  expect(result.content).not.toContain(token);
+  expect(result.metadata.sandbox).toBe('pyodide');
+};
+const failedWith = (pattern: RegExp) => (result: ToolResult) => {
+  escapes(result);
+  expect(result.success).toBe(false);
+  expect(result.content).toMatch(pattern);
+};
+const restricted = failedWith(/Access to this API has been restricted|ERR_ACCESS_DENIED/);
+const timedOutWithin = (limitSeconds: number) => (result: ToolResult) => {
+  failedWith(/timed out after 1 seconds/)(result);
+  expect(result.success ? '' : result.errorCode).toBe('timed_out');
+  expect(result.metadata.limit).toBe('timeout');
+  expect(Number(result.metadata.elapsedMs)).toBeLessThan(limitSeconds * 1000 + 500);
+};
+const memoryLimit = (result: ToolResult): void => {
+  failedWith(/^Memory limit exceeded/)(result);
+  expect(result.metadata.limit).toBe('memory');
+};
+const noProcessWith = (marker: string) => async (result: ToolResult) => {
+  escapes(result);
+  expect((await hostCommandLines()).filter((line) => line.includes(marker))).toEqual([]);
+};
+const noConnection = (pattern: RegExp) => (result: ToolResult) => {
+  failedWith(pattern)(result);
+  expect(connections).toBe(0);
+};
+const nothingWritten = (name: string, pattern: RegExp) => (result: ToolResult) => {
+  failedWith(pattern)(result);
+  expect(existsSync(join(canaryDir, name))).toBe(false);
+};
+
+const HOSTILE: readonly Hostile[] = [
+  {
+    name: 'infinite loop',
+    code: () => 'while True:\n    pass',
+    timeoutSeconds: 1,
+    check: timedOutWithin(1),
+  },
+  {
+    name: 'sleep past the limit',
+    code: () => 'import time\ntime.sleep(100)',
+    timeoutSeconds: 1,
+    check: timedOutWithin(1),
+  },
+  {
+    name: 'endless asyncio loop (the JS event loop keeps turning)',
+    code: () => 'import asyncio\nwhile True:\n    await asyncio.sleep(0)',
+    timeoutSeconds: 1,
+    check: timedOutWithin(1),
+  },
+  {
+    name: 'growing allocation',
+    code: () => 'chunks = []\nwhile True:\n    chunks.append(bytearray(64 * 1024**2))',
+    check: memoryLimit,
+  },
+  {
+    name: 'JS heap exhaustion through the FFI',
+    code: () =>
+      'import js\na = js.Array.new()\nwhile True:\n    a.push(js.Array.new(1000000).fill(1.5))',
+    check: memoryLimit,
+  },
+  {
+    name: 'ArrayBuffers outside the JS heap',
+    code: () =>
+      'import js\nkeep = []\nwhile True:\n    b = js.ArrayBuffer.new(256 * 1024**2)\n    js.Uint8Array.new(b).fill(1)\n    keep.append(b)',
+    check: memoryLimit,
+  },
+  {
+    name: 'fork bomb',
+    code: () => 'import os\nwhile True:\n    os.fork()',
+    check: failedWith(/OSError|not implemented|AttributeError/),
+  },
+  {
+    name: 'subprocess.Popen left running',
+    code: () => "import subprocess\nsubprocess.Popen(['sleep', '987652'])",
+    check: async (result) => {
+      failedWith(/does not support processes/)(result);
+      await noProcessWith('987652')(result);
+    },
+  },
+  {
+    name: 'os.system in the background',
+    code: () => "import os\nprint('rc', os.system('sleep 987653 &'))",
+    check: async (result) => {
+      failedWith(/restricted/)(result);
+      await noProcessWith('987653')(result);
+    },
+  },
+  {
+    name: 'multiprocessing',
+    code: () => 'import multiprocessing as m\nm.Process(target=print).start()',
+    check: failedWith(/Error/),
+  },
+  {
+    name: 'child_process.spawn through the JS FFI',
+    code: () =>
+      `${nodeModule('child_process')}mod.spawn('sleep', ['987654'], {'detached': True}).unref()`,
+    check: async (result) => {
+      restricted(result);
+      await noProcessWith('987654')(result);
+    },
+  },
+  {
+    name: 'worker thread through the JS FFI',
+    code: () =>
+      'from pyodide.code import run_js\nprint(await run_js(\'import("node:worker_threads").then((m) => new m.Worker("1", { eval: true }))\'))',
+    check: restricted,
+  },
+  {
+    name: 'native addon through process.dlopen',
+    code: () =>
+      'from pyodide.code import run_js\nrun_js(\'process.dlopen({ exports: {} }, "/usr/lib/x86_64-linux-gnu/libc.so.6")\')',
+    check: failedWith(/addons is disabled|restricted/),
+  },
+  {
+    name: "Node internals through process.binding('spawn_sync')",
+    code: () => "import js\nprint(js.process.binding('spawn_sync'))",
+    check: restricted,
+  },
+  {
+    name: 'host /etc/passwd from Python',
+    code: () => "print(open('/etc/passwd').read())",
+    check: failedWith(/FileNotFoundError/),
+  },
+  {
+    name: 'host /etc/passwd through node:fs',
+    code: () => `${nodeModule('fs')}print(mod.readFileSync('/etc/passwd', 'utf8'))`,
+    check: (result) => {
+      restricted(result);
+      expect(result.content).not.toContain('root:');
+    },
+  },
+  {
+    name: 'parent environment from Python',
+    code: () => 'import os\nprint(dict(os.environ))',
+    check: (result) => {
+      escapes(result);
+      expect(result.content).not.toContain('JARVIS_SANDBOX_CANARY');
+    },
+  },
+  {
+    name: 'parent environment through js.process.env',
+    code: () => 'import js\nprint(js.JSON.stringify(js.process.env))',
+    check: (result) => {
+      escapes(result);
+      expect(result.content).toContain('"HOME":"/tmp"');
+      expect(result.content).not.toContain('JARVIS_SANDBOX_CANARY');
+    },
+  },
+  {
+    name: 'environ of other processes through node:fs',
+    code: () => `${nodeModule('fs')}print(mod.readFileSync('/proc/1/environ', 'utf8'))`,
+    check: restricted,
+  },
+  {
+    name: 'planted canary file from Python',
+    code: () => `print(open(${JSON.stringify(canaryFile)}).read())`,
+    check: failedWith(/FileNotFoundError/),
+  },
+  {
+    name: 'planted canary file through node:fs',
+    code: () => `${nodeModule('fs')}print(mod.readFileSync(${JSON.stringify(canaryFile)}, 'utf8'))`,
+    check: restricted,
+  },
+  {
+    name: 'planted canary file through pyodide_js._api.loadBinaryFile',
+    code: () =>
+      `import pyodide_js\nprint(bytes((await pyodide_js._api.loadBinaryFile(${JSON.stringify(canaryFile)})).to_py()))`,
+    check: restricted,
+  },
+  {
+    name: 'planted canary file through a NODEFS mount',
+    code: () =>
+      `import js, pyodide_js\nfrom pyodide.ffi import to_js\nFS = pyodide_js.FS\nFS.mkdir('/mnt')\nFS.mount(FS.filesystems.NODEFS, to_js({'root': ${JSON.stringify(canaryDir)}}, dict_converter=js.Object.fromEntries), '/mnt')\nprint(open('/mnt/secret.txt').read())`,
+    check: failedWith(/Error/),
+  },
+  {
+    name: 'project folder through node:fs',
+    code: () =>
+      `${nodeModule('fs')}print(mod.readFileSync(${JSON.stringify(join(process.cwd(), 'package.json'))}, 'utf8'))`,
+    check: restricted,
+  },
+  {
+    name: 'socket to the loopback canary server',
+    code: () =>
+      `import socket\ns = socket.create_connection(('127.0.0.1', ${port}), timeout=2)\nprint(s.recv(100))`,
+    check: noConnection(/OSError|unreachable/),
+  },
+  {
+    name: 'urllib to the loopback canary server',
+    code: () =>
+      `import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=2).read())`,
+    check: noConnection(/Error/),
+  },
+  {
+    name: 'js.fetch to the loopback canary server',
+    code: () => `import js\nr = await js.fetch('http://127.0.0.1:${port}/')\nprint(await r.text())`,
+    check: noConnection(/fetch failed/),
+  },
+  {
+    name: 'node:http through the Function constructor',
+    code: () =>
+      `import asyncio, pyodide_js\nhttp = await pyodide_js.constructor.constructor('return import("node:http")')()\nhttp.get('http://127.0.0.1:${port}/')\nawait asyncio.sleep(1)\nprint('no error')`,
+    check: noConnection(/EPERM|Error/),
+  },
+  {
+    name: 'node:net socket to the loopback canary server',
+    code: () =>
+      `import asyncio\n${nodeModule('net')}mod.connect(${port}, '127.0.0.1')\nawait asyncio.sleep(1)\nprint('no error')`,
+    check: noConnection(/EPERM|Error/),
+  },
+  {
+    name: 'inspector listening on a port',
+    code: () => `${nodeModule('inspector')}mod.open(0, '127.0.0.1')\nprint(mod.url())`,
+    check: restricted,
+  },
+  {
+    name: 'write outside /tmp through node:fs',
+    code: () =>
+      `${nodeModule('fs')}mod.writeFileSync(${JSON.stringify(join(canaryDir, 'written-js'))}, 'x')`,
+    check: nothingWritten('written-js', /restricted/),
+  },
+  {
+    name: 'write outside /tmp from Python',
+    code: () => `open(${JSON.stringify(join(canaryDir, 'written-py'))}, 'w').write('x')`,
+    check: nothingWritten('written-py', /FileNotFoundError/),
+  },
+  {
+    name: 'js.require of a Node module',
+    code: () => "import js\nprint(js.require('child_process'))",
+    check: failedWith(/AttributeError/),
+  },
+  {
+    name: 'kill every process it can see through the FFI',
+    code: () => "import js\njs.process.kill(-1, 'SIGKILL')\nprint('alive')",
+    check: escapes,
+  },
+  {
+    name: '50 MB of output',
+    code: () => "import sys\nsys.stdout.write('x' * 50_000_000)",
+    check: (result) => {
+      failedWith(/Output limit exceeded/)(result);
+      expect(result.content.length).toBeLessThan(10_300);
+      expect(result.content).toContain('[output truncated');
+    },
+  },
+  {
+    name: 'endless stderr',
+    code: () => "import sys\nwhile True:\n    sys.stderr.write('y' * 1000)",
+    check: (result) => {
+      failedWith(/Output limit exceeded/)(result);
+      expect(result.content.length).toBeLessThan(10_300);
+    },
+  },
+];
+
+describe('pyodide sandbox availability', () => {
+  it('Pyodide runs in the bubblewrap jail, or the refusal is checked out loud', async () => {
+    if (!selection.ok && onCi)
+      throw new Error(`CI must run the Pyodide sandbox tests: ${selection.reason}`);
+    if (selection.ok)
+      return expect(selection.backend).toMatchObject({ name: 'pyodide', seccomp: true });
+    process.stderr.write(`skipped: ${selection.reason}\n`);
+    const result = await tool.execute({ code: 'print(1)' });
+    expect(result.success).toBe(false);
+    expect(result.content).toMatch(/^Code interpreter unavailable/);
+  });
+});
+
+describe.concurrent('pyodide hostile snippets', () => {
+  expect(HOSTILE.length).toBeGreaterThanOrEqual(25);
+  for (const hostile of HOSTILE) {
+    it(hostile.name, async () => {
+      const timeout = hostile.timeoutSeconds ?? 20;
+      const result = await tool.execute({ code: hostile.code(), timeout_seconds: timeout });
+      if (!selection.ok) return expect(result.content).toMatch(/^Code interpreter unavailable/);
+      await hostile.check(result);
+    }, 60_000);
+  }
+});
+
+describe('pyodide leaves nothing behind', () => {
+  it('every bwrap process and process group has exited, and nothing reached the canaries', () => {
+    expect(connections).toBe(0);
+    if (!selection.ok) return expect(pids).toEqual([]);
+    expect(pids.length).toBeGreaterThanOrEqual(HOSTILE.length);
+    expect(pids.filter((pid) => alive(pid) || alive(-pid))).toEqual([]);
+  });
+});
