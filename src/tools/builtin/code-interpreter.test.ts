@@ -1,93 +1,26 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
-import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
 import { selectSandbox } from './sandbox-select.js';
+import {
+  Canaries,
+  type Hostile,
+  hostCommandLines,
+  PidRecorder,
+} from './sandbox-test-support.case.test.js';
 
 // One selection for the whole file, as at start-up. CI must never skip: a missing sandbox fails there.
 const selection = await selectSandbox();
 const missing = selection.ok ? undefined : selection.reason;
 const onCi = process.env.CI === 'true';
-const token = `canary-${process.pid}-${Math.random().toString(36).slice(2)}`;
-const pids: number[] = [];
+const canaries = new Canaries();
+const { token } = canaries;
+const recorder = new PidRecorder();
+const tool = new CodeInterpreterTool({ sandbox: recorder.recording(selection) });
 
-/** Wraps the backend so every run's bwrap pid is recorded for the leftover-process checks. */
-function recording(chosen: SandboxSelection): SandboxSelection {
-  if (!chosen.ok) return chosen;
-  const inner = chosen.backend;
-  const backend: SandboxBackend = {
-    name: inner.name,
-    seccomp: inner.seccomp,
-    run: async (request) => {
-      const result = await inner.run(request);
-      if (result.pid !== undefined) pids.push(result.pid);
-      return result;
-    },
-  };
-  return { ok: true, backend };
-}
-
-const tool = new CodeInterpreterTool({ sandbox: recording(selection) });
-let canaryDir = '';
-let canaryFile = '';
-let server: Server | undefined;
-let port = 0;
-let connections = 0;
-
-beforeAll(async () => {
-  process.env.JARVIS_SANDBOX_CANARY = token;
-  canaryDir = await mkdtemp(join(tmpdir(), 'jarvis-canary-'));
-  canaryFile = join(canaryDir, 'secret.txt');
-  await writeFile(canaryFile, token);
-  server = createServer((socket) => {
-    connections += 1;
-    socket.end(token);
-  });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  port = typeof address === 'object' && address ? address.port : 0;
-});
-
-afterAll(async () => {
-  delete process.env.JARVIS_SANDBOX_CANARY;
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await rm(canaryDir, { recursive: true, force: true });
-});
-
-/** Command lines of every process on the host. */
-async function hostCommandLines(): Promise<string[]> {
-  const lines: string[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      lines.push((await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' '));
-    } catch {
-      // The process exited while we looked.
-    }
-  }
-  return lines;
-}
-
-/** True when a process (or, with a negative pid, a process group) still exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface Hostile {
-  readonly name: string;
-  readonly code: () => string;
-  readonly timeoutSeconds?: number;
-  readonly check: (result: ToolResult) => void | Promise<void>;
-}
+beforeAll(() => canaries.plant());
+afterAll(() => canaries.remove());
 
 const escapes = (result: ToolResult): void => {
   expect(result.content).not.toContain(token);
@@ -219,7 +152,7 @@ const HOSTILE: readonly Hostile[] = [
   },
   {
     name: 'planted canary file',
-    code: () => `print(open(${JSON.stringify(canaryFile)}).read())`,
+    code: () => `print(open(${JSON.stringify(canaries.file)}).read())`,
     check: failedWith(/FileNotFoundError/),
   },
   {
@@ -230,19 +163,19 @@ const HOSTILE: readonly Hostile[] = [
   {
     name: 'socket to the loopback canary server',
     code: () =>
-      `import socket\ns = socket.create_connection(('127.0.0.1', ${port}), timeout=2)\nprint(s.recv(100))`,
+      `import socket\ns = socket.create_connection(('127.0.0.1', ${canaries.port}), timeout=2)\nprint(s.recv(100))`,
     check: (result) => {
       denied(result);
-      expect(connections).toBe(0);
+      expect(canaries.connections).toBe(0);
     },
   },
   {
     name: 'urllib to the loopback canary server',
     code: () =>
-      `import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=2).read())`,
+      `import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:${canaries.port}/', timeout=2).read())`,
     check: (result) => {
       failedWith(/Error/)(result);
-      expect(connections).toBe(0);
+      expect(canaries.connections).toBe(0);
     },
   },
   {
@@ -364,17 +297,17 @@ describe('code_interpreter isolation between calls and cancellation', () => {
 
 // Defence in depth: with the seccomp filter off, the namespaces alone still contain the network and processes.
 const withoutSeccomp = missing === undefined ? await selectSandbox({ seccomp: false }) : selection;
-const bare = new CodeInterpreterTool({ sandbox: recording(withoutSeccomp) });
+const bare = new CodeInterpreterTool({ sandbox: recorder.recording(withoutSeccomp) });
 
 describe.concurrent('code_interpreter without seccomp (namespaces only)', () => {
   it('the loopback canary server is unreachable from the empty network namespace', async () => {
-    const code = `import socket\ns = socket.create_connection(('127.0.0.1', ${port}), timeout=2)\nprint(s.recv(100))`;
+    const code = `import socket\ns = socket.create_connection(('127.0.0.1', ${canaries.port}), timeout=2)\nprint(s.recv(100))`;
     const result = await bare.execute({ code });
     if (missing !== undefined) return expect(result.success).toBe(false);
     expect(result.metadata.seccomp).toBe(false);
     expect(result.content).toMatch(/ConnectionRefusedError|Network is unreachable/);
     expect(result.content).not.toContain(token);
-    expect(connections).toBe(0);
+    expect(canaries.connections).toBe(0);
   });
 
   it('a double-forked daemon dies with the sandbox', async () => {
@@ -389,8 +322,8 @@ describe.concurrent('code_interpreter without seccomp (namespaces only)', () => 
 
 describe('code_interpreter leaves nothing running', () => {
   it('every bwrap process and process group has exited', () => {
-    if (missing !== undefined) return expect(pids).toEqual([]);
-    expect(pids.length).toBeGreaterThanOrEqual(HOSTILE.length + 4);
-    expect(pids.filter((pid) => alive(pid) || alive(-pid))).toEqual([]);
+    if (missing !== undefined) return expect(recorder.pids).toEqual([]);
+    expect(recorder.pids.length).toBeGreaterThanOrEqual(HOSTILE.length + 4);
+    expect(recorder.survivors()).toEqual([]);
   });
 });

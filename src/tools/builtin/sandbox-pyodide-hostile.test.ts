@@ -1,98 +1,40 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
-import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
+import type { SandboxSelection } from './sandbox-backend.js';
 import { selectSandbox } from './sandbox-select.js';
+import {
+  Canaries,
+  type Hostile,
+  hostCommandLines,
+  PidRecorder,
+} from './sandbox-test-support.case.test.js';
 
 // The Pyodide backend asked for explicitly (CI has python3, so `auto` would pick bubblewrap + python3).
 // CI must never skip: a missing sandbox fails there.
 const onCi = process.env.CI === 'true';
-const token = `canary-${process.pid}-${Math.random().toString(36).slice(2)}`;
-const pids: number[] = [];
+const canaries = new Canaries();
+const { token } = canaries;
+const recorder = new PidRecorder();
 let selection: SandboxSelection = { ok: false, reason: 'not selected yet' };
 let tool = new CodeInterpreterTool({ sandbox: selection });
 let snapshotDir = '';
-let canaryDir = '';
-let canaryFile = '';
-let server: Server | undefined;
-let port = 0;
-let connections = 0;
-
-/** Wraps the backend so every run's bwrap pid is recorded for the leftover-process checks. */
-function recording(chosen: SandboxSelection): SandboxSelection {
-  if (!chosen.ok) return chosen;
-  const inner = chosen.backend;
-  const backend: SandboxBackend = {
-    name: inner.name,
-    seccomp: inner.seccomp,
-    run: async (request) => {
-      const result = await inner.run(request);
-      if (result.pid !== undefined) pids.push(result.pid);
-      return result;
-    },
-  };
-  return { ok: true, backend };
-}
 
 beforeAll(async () => {
-  process.env.JARVIS_SANDBOX_CANARY = token;
-  canaryDir = await mkdtemp(join(tmpdir(), 'jarvis-canary-'));
-  canaryFile = join(canaryDir, 'secret.txt');
-  await writeFile(canaryFile, token);
-  server = createServer((socket) => {
-    connections += 1;
-    socket.end(token);
-  });
-  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  port = typeof address === 'object' && address ? address.port : 0;
+  await canaries.plant();
   snapshotDir = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-snapshot-'));
   selection = await selectSandbox({ backend: 'pyodide', pyodideSnapshotDir: snapshotDir });
-  tool = new CodeInterpreterTool({ sandbox: recording(selection) });
+  tool = new CodeInterpreterTool({ sandbox: recorder.recording(selection) });
 }, 120_000);
 
 afterAll(async () => {
-  delete process.env.JARVIS_SANDBOX_CANARY;
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await rm(canaryDir, { recursive: true, force: true });
+  await canaries.remove();
   await rm(snapshotDir, { recursive: true, force: true });
 });
-
-/** Command lines of every process on the host. */
-async function hostCommandLines(): Promise<string[]> {
-  const lines: string[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      lines.push((await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' '));
-    } catch {
-      // The process exited while we looked.
-    }
-  }
-  return lines;
-}
-
-/** True when a process (or, with a negative pid, a process group) still exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface Hostile {
-  readonly name: string;
-  readonly code: () => string;
-  readonly timeoutSeconds?: number;
-  readonly check: (result: ToolResult) => void | Promise<void>;
-}
 
 /** Python that imports a Node module through the JS FFI (`js` + dynamic `import()`) as `mod`. */
 const nodeModule = (name: string): string =>
@@ -124,11 +66,11 @@ const noProcessWith = (marker: string) => async (result: ToolResult) => {
 };
 const noConnection = (pattern: RegExp) => (result: ToolResult) => {
   failedWith(pattern)(result);
-  expect(connections).toBe(0);
+  expect(canaries.connections).toBe(0);
 };
 const nothingWritten = (name: string, pattern: RegExp) => (result: ToolResult) => {
   failedWith(pattern)(result);
-  expect(existsSync(join(canaryDir, name))).toBe(false);
+  expect(existsSync(join(canaries.dir, name))).toBe(false);
 };
 
 const HOSTILE: readonly Hostile[] = [
@@ -256,24 +198,25 @@ const HOSTILE: readonly Hostile[] = [
   },
   {
     name: 'planted canary file from Python',
-    code: () => `print(open(${JSON.stringify(canaryFile)}).read())`,
+    code: () => `print(open(${JSON.stringify(canaries.file)}).read())`,
     check: failedWith(/FileNotFoundError/),
   },
   {
     name: 'planted canary file through node:fs',
-    code: () => `${nodeModule('fs')}print(mod.readFileSync(${JSON.stringify(canaryFile)}, 'utf8'))`,
+    code: () =>
+      `${nodeModule('fs')}print(mod.readFileSync(${JSON.stringify(canaries.file)}, 'utf8'))`,
     check: restricted,
   },
   {
     name: 'planted canary file through pyodide_js._api.loadBinaryFile',
     code: () =>
-      `import pyodide_js\nprint(bytes((await pyodide_js._api.loadBinaryFile(${JSON.stringify(canaryFile)})).to_py()))`,
+      `import pyodide_js\nprint(bytes((await pyodide_js._api.loadBinaryFile(${JSON.stringify(canaries.file)})).to_py()))`,
     check: restricted,
   },
   {
     name: 'planted canary file through a NODEFS mount',
     code: () =>
-      `import js, pyodide_js\nfrom pyodide.ffi import to_js\nFS = pyodide_js.FS\nFS.mkdir('/mnt')\nFS.mount(FS.filesystems.NODEFS, to_js({'root': ${JSON.stringify(canaryDir)}}, dict_converter=js.Object.fromEntries), '/mnt')\nprint(open('/mnt/secret.txt').read())`,
+      `import js, pyodide_js\nfrom pyodide.ffi import to_js\nFS = pyodide_js.FS\nFS.mkdir('/mnt')\nFS.mount(FS.filesystems.NODEFS, to_js({'root': ${JSON.stringify(canaries.dir)}}, dict_converter=js.Object.fromEntries), '/mnt')\nprint(open('/mnt/secret.txt').read())`,
     check: failedWith(/Error/),
   },
   {
@@ -285,30 +228,31 @@ const HOSTILE: readonly Hostile[] = [
   {
     name: 'socket to the loopback canary server',
     code: () =>
-      `import socket\ns = socket.create_connection(('127.0.0.1', ${port}), timeout=2)\nprint(s.recv(100))`,
+      `import socket\ns = socket.create_connection(('127.0.0.1', ${canaries.port}), timeout=2)\nprint(s.recv(100))`,
     check: noConnection(/OSError|unreachable/),
   },
   {
     name: 'urllib to the loopback canary server',
     code: () =>
-      `import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=2).read())`,
+      `import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:${canaries.port}/', timeout=2).read())`,
     check: noConnection(/Error/),
   },
   {
     name: 'js.fetch to the loopback canary server',
-    code: () => `import js\nr = await js.fetch('http://127.0.0.1:${port}/')\nprint(await r.text())`,
+    code: () =>
+      `import js\nr = await js.fetch('http://127.0.0.1:${canaries.port}/')\nprint(await r.text())`,
     check: noConnection(/fetch failed/),
   },
   {
     name: 'node:http through the Function constructor',
     code: () =>
-      `import asyncio, pyodide_js\nhttp = await pyodide_js.constructor.constructor('return import("node:http")')()\nhttp.get('http://127.0.0.1:${port}/')\nawait asyncio.sleep(1)\nprint('no error')`,
+      `import asyncio, pyodide_js\nhttp = await pyodide_js.constructor.constructor('return import("node:http")')()\nhttp.get('http://127.0.0.1:${canaries.port}/')\nawait asyncio.sleep(1)\nprint('no error')`,
     check: noConnection(/EPERM|Error/),
   },
   {
     name: 'node:net socket to the loopback canary server',
     code: () =>
-      `import asyncio\n${nodeModule('net')}mod.connect(${port}, '127.0.0.1')\nawait asyncio.sleep(1)\nprint('no error')`,
+      `import asyncio\n${nodeModule('net')}mod.connect(${canaries.port}, '127.0.0.1')\nawait asyncio.sleep(1)\nprint('no error')`,
     check: noConnection(/EPERM|Error/),
   },
   {
@@ -319,12 +263,12 @@ const HOSTILE: readonly Hostile[] = [
   {
     name: 'write outside /tmp through node:fs',
     code: () =>
-      `${nodeModule('fs')}mod.writeFileSync(${JSON.stringify(join(canaryDir, 'written-js'))}, 'x')`,
+      `${nodeModule('fs')}mod.writeFileSync(${JSON.stringify(join(canaries.dir, 'written-js'))}, 'x')`,
     check: nothingWritten('written-js', /restricted/),
   },
   {
     name: 'write outside /tmp from Python',
-    code: () => `open(${JSON.stringify(join(canaryDir, 'written-py'))}, 'w').write('x')`,
+    code: () => `open(${JSON.stringify(join(canaries.dir, 'written-py'))}, 'w').write('x')`,
     check: nothingWritten('written-py', /FileNotFoundError/),
   },
   {
@@ -383,9 +327,9 @@ describe.concurrent('pyodide hostile snippets', () => {
 
 describe('pyodide leaves nothing behind', () => {
   it('every bwrap process and process group has exited, and nothing reached the canaries', () => {
-    expect(connections).toBe(0);
-    if (!selection.ok) return expect(pids).toEqual([]);
-    expect(pids.length).toBeGreaterThanOrEqual(HOSTILE.length);
-    expect(pids.filter((pid) => alive(pid) || alive(-pid))).toEqual([]);
+    expect(canaries.connections).toBe(0);
+    if (!selection.ok) return expect(recorder.pids).toEqual([]);
+    expect(recorder.pids.length).toBeGreaterThanOrEqual(HOSTILE.length);
+    expect(recorder.survivors()).toEqual([]);
   });
 });

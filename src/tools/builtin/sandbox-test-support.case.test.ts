@@ -1,0 +1,103 @@
+// Shared by the sandbox test files (code_interpreter on bubblewrap, Pyodide): the canaries hostile code must
+// not reach, and the records that prove nothing was left running. Not a test file itself.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ToolResult } from '../../core/index.js';
+import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
+
+/** One hostile snippet and what its result must show. */
+export interface Hostile {
+  readonly name: string;
+  readonly code: () => string;
+  readonly timeoutSeconds?: number;
+  readonly check: (result: ToolResult) => void | Promise<void>;
+}
+
+/**
+ * What sandboxed code must never see: a random token in the environment (`JARVIS_SANDBOX_CANARY`), in a file
+ * outside the sandbox, and served by a loopback TCP server that counts its connections.
+ */
+export class Canaries {
+  readonly token = `canary-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  file = '';
+  port = 0;
+  connections = 0;
+  dir = '';
+  #server: Server | undefined;
+
+  /** Plants the token in the environment and a file, and starts the loopback server. */
+  async plant(): Promise<void> {
+    process.env.JARVIS_SANDBOX_CANARY = this.token;
+    this.dir = await mkdtemp(join(tmpdir(), 'jarvis-canary-'));
+    this.file = join(this.dir, 'secret.txt');
+    await writeFile(this.file, this.token);
+    const server = createServer((socket) => {
+      this.connections += 1;
+      socket.end(this.token);
+    });
+    this.#server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    this.port = typeof address === 'object' && address ? address.port : 0;
+  }
+
+  /** Removes the token, the file and the server. */
+  async remove(): Promise<void> {
+    delete process.env.JARVIS_SANDBOX_CANARY;
+    const server = this.#server;
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Records the bwrap pid of every run so the tests can check that no process or process group outlives it. */
+export class PidRecorder {
+  readonly pids: number[] = [];
+
+  /** Wraps a selected backend so that each run's pid is recorded. */
+  recording(chosen: SandboxSelection): SandboxSelection {
+    if (!chosen.ok) return chosen;
+    const inner = chosen.backend;
+    const backend: SandboxBackend = {
+      name: inner.name,
+      seccomp: inner.seccomp,
+      run: async (request) => {
+        const result = await inner.run(request);
+        if (result.pid !== undefined) this.pids.push(result.pid);
+        return result;
+      },
+    };
+    return { ok: true, backend };
+  }
+
+  /** The recorded pids whose process or process group still exists. */
+  survivors(): number[] {
+    return this.pids.filter((pid) => alive(pid) || alive(-pid));
+  }
+}
+
+/** Command lines of every process on the host. */
+export async function hostCommandLines(): Promise<string[]> {
+  const lines: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      lines.push((await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' '));
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return lines;
+}
+
+/** True when a process (or, with a negative pid, a process group) still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
