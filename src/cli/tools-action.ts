@@ -19,19 +19,12 @@ export async function runToolsList(flags: ListFlags, io: CliIo): Promise<void> {
 }
 
 /** The tools of the configured MCP servers (connecting them); a server that fails is a warning on stderr. */
-async function mcpCatalog(system: JarvisSystem, io: CliIo): Promise<ToolCatalogEntry[]> {
-  const listing = await system.mcpTools(io.signal);
-  for (const warning of listing.warnings)
+async function mcpCatalog(system: JarvisSystem, io: CliIo): Promise<readonly ToolCatalogEntry[]> {
+  const { mcpToolCatalog } = await import('../sdk/index.js');
+  const { entries, warnings } = await mcpToolCatalog(system, io.signal);
+  for (const warning of warnings)
     io.stderr.write(`warning: MCP server '${warning.server}': ${warning.message}\n`);
-  return listing.tools.map(({ spec }) => ({
-    name: spec.name,
-    category: spec.category,
-    description: spec.description,
-    requiresConfirmation: spec.requiresConfirmation,
-    costEstimate: spec.costEstimate,
-    latencyEstimate: spec.latencyEstimate,
-    parameters: spec.parameters,
-  }));
+  return entries;
 }
 
 /** The catalog as JSON with snake_case keys. */

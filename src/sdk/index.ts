@@ -23,6 +23,8 @@ export {
   initConfig,
   type ListEngineModelsOptions,
   listEngineModels,
+  type McpToolCatalog,
+  mcpToolCatalog,
   runDiagnostics,
   runToDict,
   type ScheduledTask,

@@ -100,6 +100,8 @@ export { createRegisteredTool, type ToolDependencies, unknownToolError } from '.
 export {
   type AgentCatalogEntry,
   agentCatalog,
+  type McpToolCatalog,
+  mcpToolCatalog,
   type ToolCatalogEntry,
   type ToolCatalogOptions,
   toolCatalog,

@@ -1,4 +1,4 @@
-import { describeError, type JsonSchema } from '../core/index.js';
+import { describeError, type JsonSchema, type ToolSpec } from '../core/index.js';
 import { CodeInterpreterTool } from '../tools/index.js';
 import type { JarvisSystem } from './system.js';
 import { createRegisteredTool, type ToolDependencies } from './system-tools.js';
@@ -53,22 +53,42 @@ export function toolCatalog(
   return names.map((name) => catalogEntry(name, system, deps));
 }
 
+/** A tool's catalog entry from its spec. */
+function catalogEntryOf(name: string, spec: ToolSpec): ToolCatalogEntry {
+  return {
+    name,
+    category: spec.category,
+    description: spec.description,
+    requiresConfirmation: spec.requiresConfirmation,
+    costEstimate: spec.costEstimate,
+    latencyEstimate: spec.latencyEstimate,
+    parameters: spec.parameters,
+  };
+}
+
+/** What `mcpToolCatalog` found: the tools of the configured MCP servers, and the servers that failed. */
+export interface McpToolCatalog {
+  readonly entries: readonly ToolCatalogEntry[];
+  readonly warnings: readonly { readonly server: string; readonly message: string }[];
+}
+
+/** The tools of every configured MCP server (connecting them); a server that fails is a warning. */
+export async function mcpToolCatalog(
+  system: Pick<JarvisSystem, 'mcpTools'>,
+  signal?: AbortSignal,
+): Promise<McpToolCatalog> {
+  const listing = await system.mcpTools(signal);
+  const entries = listing.tools.map((tool) => catalogEntryOf(tool.spec.name, tool.spec));
+  return { entries, warnings: listing.warnings };
+}
+
 function catalogEntry(
   name: string,
   system: CatalogSource,
   deps: ToolDependencies,
 ): ToolCatalogEntry {
   try {
-    const { spec } = createRegisteredTool(name, system.registries.tools, deps);
-    return {
-      name,
-      category: spec.category,
-      description: spec.description,
-      requiresConfirmation: spec.requiresConfirmation,
-      costEstimate: spec.costEstimate,
-      latencyEstimate: spec.latencyEstimate,
-      parameters: spec.parameters,
-    };
+    return catalogEntryOf(name, createRegisteredTool(name, system.registries.tools, deps).spec);
   } catch (error) {
     return {
       name,
