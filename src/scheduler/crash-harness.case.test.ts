@@ -79,6 +79,11 @@ export interface KillAtRandomOptions {
   /** Each worker lives a random time in [minLifeMs, maxLifeMs) before its SIGKILL (default 50 to 750). */
   readonly minLifeMs?: number;
   readonly maxLifeMs?: number;
+  /**
+   * Kills each slot makes even past `untilMs` (default 0): on a loaded machine a worker's start-up alone can
+   * take most of a short window, and a crash test must crash.
+   */
+  readonly minKillsPerSlot?: number;
 }
 
 /** Keeps `slots` workers going, each killed with SIGKILL after a random while, until `untilMs`; the kill count. */
@@ -88,7 +93,7 @@ export async function killAtRandom(options: KillAtRandomOptions): Promise<number
   const spreadMs = (options.maxLifeMs ?? 750) - minLifeMs;
   const slot = async (name: string): Promise<number> => {
     let kills = 0;
-    while (systemClock.nowMs() < options.untilMs) {
+    while (kills < (options.minKillsPerSlot ?? 0) || systemClock.nowMs() < options.untilMs) {
       const worker = await spawnWorker({ ...options, owner: `${name}${kills}` });
       await delay(minLifeMs + Math.floor(next() * spreadMs));
       await killWorker(worker);
