@@ -17,12 +17,12 @@ An MCP client's config entry for the stdio server:
 export function registerMcpCommand(program: Command, io: CliIo): void {
   const mcp = program
     .command('mcp')
-    .description('serve OpenJarvis tools to any MCP client')
+    .description('Serve OpenJarvis tools to any MCP client.')
     .addHelpText('after', EXAMPLES);
   const serve = mcp
     .command('serve')
     .description(
-      'serve tools over MCP: stdio by default (stdout is the protocol channel), Streamable HTTP on 127.0.0.1 with --http',
+      'Serve tools over MCP: stdio by default (stdout is the protocol channel), Streamable HTTP on 127.0.0.1 with --http.',
     )
     .option(
       '--tools <names>',

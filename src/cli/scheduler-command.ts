@@ -21,7 +21,7 @@ const TYPE_HELP =
 export function registerSchedulerCommand(program: Command, io: CliIo): void {
   const scheduler = program
     .command('scheduler')
-    .description('create, list, change and run scheduled tasks (cron, interval, once)')
+    .description('Create, list, change and run scheduled tasks (cron, interval, once).')
     .addHelpText('after', EXAMPLES);
   registerCreate(scheduler, io);
   registerList(scheduler, io);
@@ -36,7 +36,7 @@ function registerCreate(scheduler: Command, io: CliIo): void {
   const command = scheduler
     .command('create')
     .description(
-      'schedule a prompt to run through an agent; prints the task id, status and next run',
+      'Schedule a prompt to run through an agent; prints the task id, status and next run.',
     )
     .argument('<prompt>', 'what the agent is asked at each run')
     .requiredOption('--type <type>', 'schedule type: cron, interval or once')
@@ -60,7 +60,7 @@ function registerCreate(scheduler: Command, io: CliIo): void {
 function registerList(scheduler: Command, io: CliIo): void {
   const command = scheduler
     .command('list')
-    .description('list the scheduled tasks')
+    .description('List the scheduled tasks.')
     .option(
       '--status <status>',
       'only tasks with this status: active, paused, completed, cancelled',
@@ -73,9 +73,9 @@ function registerList(scheduler: Command, io: CliIo): void {
 }
 
 const TRANSITION_HELP = {
-  pause: 'pause an active task (it keeps its next run time)',
-  resume: 'resume a paused task (its next run is computed from now)',
-  cancel: 'cancel a task for good',
+  pause: 'Pause an active task (it keeps its next run time).',
+  resume: 'Resume a paused task (its next run is computed from now).',
+  cancel: 'Cancel a task for good.',
 } as const;
 
 function registerTransition(
@@ -96,7 +96,7 @@ function registerTransition(
 function registerLogs(scheduler: Command, io: CliIo): void {
   const command = scheduler
     .command('logs')
-    .description("show a task's recent runs, newest first")
+    .description("Show a task's recent runs, newest first.")
     .argument('<id>', 'task id (see `jarvis scheduler list`)')
     .option('--limit <n>', 'how many runs (default 20)', parseIntegerFlag('--limit', 1, 10_000))
     .option('--json', 'print the runs as a JSON array');
@@ -110,7 +110,7 @@ function registerRunNow(scheduler: Command, io: CliIo): void {
   const command = scheduler
     .command('run-now')
     .description(
-      'run a task once now through its agent and print the answer (recorded in its logs)',
+      'Run a task once now through its agent and print the answer (recorded in its logs).',
     )
     .argument('<id>', 'task id (see `jarvis scheduler list`)')
     .option('--json', 'print the recorded run as JSON');
@@ -124,7 +124,7 @@ function registerStart(scheduler: Command, io: CliIo): void {
   const command = scheduler
     .command('start')
     .description(
-      'run due tasks in the foreground until Ctrl-C or SIGTERM (several processes may share one database)',
+      'Run due tasks in the foreground until Ctrl-C or SIGTERM (several processes may share one database).',
     );
   addJarvisFlags(command).action(async (flags: JarvisFlags) => {
     const { runSchedulerStart } = await import('./scheduler-start.js');
