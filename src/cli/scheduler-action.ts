@@ -200,7 +200,7 @@ export async function runSchedulerRunNow(
     const scheduler = system.scheduler();
     scheduler.getTask(taskId); // an unknown id is a usage error before any engine is looked for
     await system.engine(io.signal);
-    const run = await scheduler.runNow(taskId);
+    const run = await scheduler.runNow(taskId, { signal: io.signal });
     if (flags.json === true) io.stdout.write(toJson(runToDict(run)));
     else if (run.success)
       io.stdout.write(run.result.endsWith('\n') ? run.result : `${run.result}\n`);

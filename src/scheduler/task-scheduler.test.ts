@@ -312,6 +312,26 @@ describe('TaskScheduler firing', () => {
     await expect(scheduler.runNow('missing')).rejects.toThrow('Task not found: missing');
   });
 
+  it('runNow passes its signal to the run; a cancelled run is recorded as failed with the reason', async () => {
+    const { scheduler } = setup({
+      runTask: (request) =>
+        new Promise((_resolve, reject) => {
+          request.signal.addEventListener('abort', () => reject(request.signal.reason), {
+            once: true,
+          });
+        }),
+    });
+    scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '3600' });
+    const controller = new AbortController();
+    const running = scheduler.runNow('task1', { signal: controller.signal });
+    controller.abort(new Error('Interrupted (SIGINT)'));
+    await expect(running).resolves.toMatchObject({
+      status: 'failed',
+      success: false,
+      error: 'Interrupted (SIGINT)',
+    });
+  });
+
   it('stop waits for running occurrences, bounded, then aborts them', async () => {
     const { runTask, calls } = controlledRunner();
     const { scheduler, timers } = setup({ runTask, stopTimeoutMs: 5_000 });

@@ -249,8 +249,11 @@ export class TaskScheduler {
     return this.store.runLogs(taskId, limit);
   }
 
-  /** Runs a task once now, outside its schedule, and returns the recorded run. */
-  async runNow(taskId: string): Promise<TaskRun> {
+  /**
+   * Runs a task once now, outside its schedule, and returns the recorded run. Aborting `signal` cancels the
+   * run, which is then recorded as failed with the cancellation as its error.
+   */
+  async runNow(taskId: string, options: { readonly signal?: AbortSignal } = {}): Promise<TaskRun> {
     this.#requireRunner();
     const nowMs = this.#clock.nowMs();
     const claim = this.store.claimManual(taskId, {
@@ -258,7 +261,7 @@ export class TaskScheduler {
       owner: this.owner,
       leaseMs: this.#leaseMs,
     });
-    await this.#launch(claim);
+    await this.#launch(claim, options.signal);
     const run = this.store.getRun(claim.run.id);
     if (run === undefined)
       throw new SchedulerError('task_not_found', `Run ${claim.run.id} of task ${taskId} vanished`);
@@ -373,9 +376,13 @@ export class TaskScheduler {
     }, delayMs);
   }
 
-  #launch(claim: RunClaim): Promise<void> {
+  #launch(claim: RunClaim, signal?: AbortSignal): Promise<void> {
     const controller = new AbortController();
+    const cancel = () => controller.abort(signal?.reason);
+    if (signal?.aborted) cancel();
+    else signal?.addEventListener('abort', cancel, { once: true });
     const promise = this.#execute(claim, controller).finally(() => {
+      signal?.removeEventListener('abort', cancel);
       this.#running.delete(claim.run.id);
       this.#wake();
     });
