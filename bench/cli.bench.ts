@@ -39,34 +39,45 @@ function percentile(values: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
 }
 
+/** The report lines of one environment: each case's p50, p95 and ratio to `node -e 0`. */
+async function measureIn(env: NodeJS.ProcessEnv, samples: number): Promise<string[]> {
+  const times = new Map<string, number[]>(CASES.map((c) => [c.name, []]));
+  for (const benchCase of CASES) await timeOnce(benchCase.args, env); // warm the file cache
+  for (let sample = 0; sample < samples; sample += 1) {
+    for (const benchCase of CASES)
+      times.get(benchCase.name)?.push(await timeOnce(benchCase.args, env));
+  }
+  const baseline = percentile(times.get(CASES[0]?.name ?? '') ?? [], 0.5);
+  return CASES.map((benchCase) => {
+    const values = times.get(benchCase.name) ?? [];
+    const p50 = percentile(values, 0.5);
+    const ratio = p50 / baseline;
+    const goal =
+      benchCase.goalRatio === undefined
+        ? ''
+        : `  goal <= ${benchCase.goalRatio}x: ${ratio <= benchCase.goalRatio ? 'met' : 'NOT met'}`;
+    return `${benchCase.name.padEnd(24)} p50 ${p50.toFixed(1).padStart(6)} ms   p95 ${percentile(values, 0.95).toFixed(1).padStart(6)} ms   ${ratio.toFixed(2)}x${goal}`;
+  });
+}
+
 /**
- * Cold start of the built CLI next to a bare `node -e 0`, samples interleaved so machine noise hits every case
- * alike; HOME and OPENJARVIS_HOME point at an empty temporary folder.
+ * Cold start of the built CLI next to `node -e 0`, samples interleaved so machine noise hits every case alike,
+ * in two environments: the caller's (as a user's shell starts it; on this machine NODE_EXTRA_CA_CERTS alone
+ * makes every Node start load a certificate bundle) and a bare one (PATH only). HOME and OPENJARVIS_HOME point
+ * at an empty temporary folder in both.
  */
 export async function cliStartupReport(options: { readonly samples: number }): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), 'jarvis-cli-bench-'));
   try {
-    const env = { PATH: process.env.PATH ?? '', HOME: home, OPENJARVIS_HOME: home };
-    const times = new Map<string, number[]>(CASES.map((c) => [c.name, []]));
-    for (const benchCase of CASES) await timeOnce(benchCase.args, env); // warm the file cache
-    for (let sample = 0; sample < options.samples; sample += 1) {
-      for (const benchCase of CASES)
-        times.get(benchCase.name)?.push(await timeOnce(benchCase.args, env));
-    }
-    const baseline = percentile(times.get(CASES[0]?.name ?? '') ?? [], 0.5);
-    const lines = CASES.map((benchCase) => {
-      const values = times.get(benchCase.name) ?? [];
-      const p50 = percentile(values, 0.5);
-      const ratio = p50 / baseline;
-      const goal =
-        benchCase.goalRatio === undefined
-          ? ''
-          : `  goal <= ${benchCase.goalRatio}x: ${ratio <= benchCase.goalRatio ? 'met' : 'NOT met'}`;
-      return `${benchCase.name.padEnd(24)} p50 ${p50.toFixed(1).padStart(6)} ms   p95 ${percentile(values, 0.95).toFixed(1).padStart(6)} ms   ${ratio.toFixed(2)}x${goal}`;
-    });
+    const folders = { HOME: home, OPENJARVIS_HOME: home };
+    const inherited = await measureIn({ ...process.env, ...folders }, options.samples);
+    const bare = await measureIn({ PATH: process.env.PATH ?? '', ...folders }, options.samples);
     return [
       `CLI cold start (${options.samples} samples each, interleaved; ratio = p50 / node -e 0 p50)`,
-      ...lines,
+      "in this process's environment:",
+      ...inherited,
+      'in a bare environment (PATH only):',
+      ...bare,
     ].join('\n');
   } finally {
     rmSync(home, { recursive: true, force: true });
