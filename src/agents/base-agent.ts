@@ -36,7 +36,7 @@ export interface BaseAgentOptions {
 
 /** Per-call extras of `BaseAgent.generate`. */
 export type AgentGenerateExtras = Partial<
-  Pick<GenerateOptions, 'tools' | 'toolChoice' | 'signal'>
+  Pick<GenerateOptions, 'tools' | 'toolChoice' | 'signal' | 'model' | 'temperature' | 'maxTokens'>
 > & {
   /** The turn this call belongs to (1-based), reported on the inference events. */
   readonly turn: number;
@@ -110,8 +110,9 @@ export abstract class BaseAgent implements Agent {
   }
 
   /**
-   * Calls the engine with the agent's model, temperature and token limit; publishes `inference_start` and
-   * `inference_end` around it unless the engine is instrumented (which publishes its own).
+   * Calls the engine with the agent's model, temperature and token limit (or the call's own, e.g. a
+   * sub-model's); publishes `inference_start` and `inference_end` around it unless the engine is instrumented
+   * (which publishes its own).
    */
   protected async generate(
     messages: readonly Message[],
@@ -127,13 +128,13 @@ export abstract class BaseAgent implements Agent {
     const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
     if (bus === undefined) return this.engine.generate(messages, options);
     const engine = this.engine.engineId;
-    bus.publish('inference_start', { model: this.model, engine, turn });
+    bus.publish('inference_start', { model: options.model, engine, turn });
     const startedMs = this.clock.monotonicMs();
     try {
       const result = await this.engine.generate(messages, options);
       const latencySeconds = elapsedSeconds(this.clock, startedMs);
       bus.publish('inference_end', {
-        model: this.model,
+        model: options.model,
         engine,
         turn,
         latencySeconds,
@@ -144,7 +145,7 @@ export abstract class BaseAgent implements Agent {
     } catch (error) {
       const latencySeconds = elapsedSeconds(this.clock, startedMs);
       bus.publish('inference_end', {
-        model: this.model,
+        model: options.model,
         engine,
         turn,
         latencySeconds,

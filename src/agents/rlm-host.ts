@@ -1,7 +1,7 @@
 import {
   addUsage,
   describeError,
-  type InferenceEngine,
+  type GenerateResult,
   type JsonValue,
   type TokenUsage,
   type ToolResult,
@@ -15,8 +15,8 @@ export const RLM_MAX_SUB_CALLS = 64;
 
 /** What the interpreter's `host_call`s reach during a run, and what they leave behind. */
 export interface RlmHostState {
-  readonly engine: InferenceEngine;
-  readonly model: string;
+  /** Sends one `llm_query` prompt to the sub-model (with the agent's inference events around it). */
+  readonly subGenerate: (prompt: string) => Promise<GenerateResult>;
   readonly executor: ToolExecutor;
   readonly context: string;
   readonly signal: AbortSignal | undefined;
@@ -63,18 +63,13 @@ async function llmBatch(state: RlmHostState, payload: JsonValue): Promise<JsonVa
   return answers;
 }
 
-/** One sub-model call (temperature 0.3, 1,024 tokens, no tools); its usage is added to the run's. */
+/** One sub-model call (the agent sends it: temperature 0.3, 1,024 tokens, no tools); its usage is added to the run's. */
 async function subQuery(state: RlmHostState, prompt: string): Promise<string> {
   if (state.subCalls >= RLM_MAX_SUB_CALLS)
     throw new Error(`llm_query limit reached (${RLM_MAX_SUB_CALLS} calls per run)`);
   state.subCalls += 1;
   try {
-    const result = await state.engine.generate([{ role: 'user', content: prompt }], {
-      model: state.model,
-      temperature: 0.3,
-      maxTokens: 1024,
-      ...(state.signal === undefined ? {} : { signal: state.signal }),
-    });
+    const result = await state.subGenerate(prompt);
     state.usage = addUsage(state.usage, result.usage ?? ZERO_USAGE);
     return stripThinkTags(typeof result.content === 'string' ? result.content : '');
   } catch (error) {

@@ -28,7 +28,7 @@ function setup(replies: readonly ScriptedEngineReply[], options: Partial<RLMAgen
   };
   const bus = new EventBus({ recordHistory: true });
   const agent = new RLMAgent({ engine, model: 'root', bus, openInterpreter, ...options });
-  return { engine, agent, opened };
+  return { engine, agent, opened, bus };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<AgentError> {
@@ -105,6 +105,21 @@ describe('RLMAgent', () => {
     ]);
     expect(opened).toHaveLength(1);
     expect(isRunning(opened[0]?.pid)).toBe(false);
+  });
+
+  it('reports llm_query sub-calls as inference events of the sub-model', async () => {
+    const { agent, bus } = setup([py("x = llm_query('Hi?')\nFINAL(x)"), 'Hello'], {
+      subModel: 'small',
+    });
+    const run = agent.run('Greet');
+    if (sandboxReason !== undefined) return expectUnavailable(run);
+    expect((await run).content).toBe('Hello');
+    const inferences = bus.history.filter((event) => event.type === 'inference_end');
+    const data = inferences.map((event) => event.data as Readonly<Record<string, unknown>>);
+    expect(data.map((entry) => [entry.model, entry.turn])).toEqual([
+      ['root', 1],
+      ['small', 1],
+    ]);
   });
 
   it('supports llm_batch, memory results as context and FINAL_VAR', async () => {

@@ -100,7 +100,7 @@ export class RLMAgent extends BaseAgent {
     context: AgentContext | undefined,
     signal: AbortSignal | undefined,
   ): RlmRunState {
-    return {
+    const state: RlmRunState = {
       agentId: this.agentId,
       signal,
       messages: this.buildMessages(input, context, this.systemPrompt),
@@ -108,8 +108,14 @@ export class RLMAgent extends BaseAgent {
       turns: 0,
       usage: ZERO_USAGE,
       publishTurnEnd: (data) => this.publishTurnEnd(data),
-      engine: this.engine,
-      model: this.subModel,
+      subGenerate: (prompt) =>
+        this.generate([{ role: 'user', content: prompt }], {
+          turn: state.turns,
+          model: this.subModel,
+          temperature: 0.3,
+          maxTokens: 1024,
+          ...(signal === undefined ? {} : { signal }),
+        }),
       executor: this.executor,
       context: contextText(context),
       subCalls: 0,
@@ -118,6 +124,7 @@ export class RLMAgent extends BaseAgent {
       partial: '',
       interpreter: undefined,
     };
+    return state;
   }
 
   private async loop(state: RlmRunState): Promise<AgentResult> {
