@@ -114,7 +114,7 @@ export abstract class BaseAgent implements Agent {
    * sub-model's); publishes `inference_start` and `inference_end` around it unless the engine is instrumented
    * (which publishes its own).
    */
-  protected async generate(
+  protected generate(
     messages: readonly Message[],
     extras: AgentGenerateExtras,
   ): Promise<GenerateResult> {
@@ -125,49 +125,30 @@ export abstract class BaseAgent implements Agent {
       maxTokens: this.maxTokens,
       ...rest,
     };
-    const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
-    if (bus === undefined) return this.engine.generate(messages, options);
-    const engine = this.engine.engineId;
-    bus.publish('inference_start', { model: options.model, engine, turn });
-    const startedMs = this.clock.monotonicMs();
-    try {
-      const result = await this.engine.generate(messages, options);
-      const latencySeconds = elapsedSeconds(this.clock, startedMs);
-      bus.publish('inference_end', {
-        model: options.model,
-        engine,
-        turn,
-        latencySeconds,
-        usage: result.usage,
-        success: true,
-      });
-      return result;
-    } catch (error) {
-      const latencySeconds = elapsedSeconds(this.clock, startedMs);
-      bus.publish('inference_end', {
-        model: options.model,
-        engine,
-        turn,
-        latencySeconds,
-        success: false,
-        error: String(error),
-      });
-      throw error;
-    }
+    return this.#reported(options.model, turn, () => this.engine.generate(messages, options));
   }
 
   /**
    * Streams one model call (text and reasoning passed on as events) and returns what `generate` would have;
    * publishes `inference_start` and `inference_end` around it unless the engine is instrumented.
    */
-  protected async streamGenerate(call: StreamedTurn): Promise<GenerateResult> {
+  protected streamGenerate(call: StreamedTurn): Promise<GenerateResult> {
+    return this.#reported(this.model, call.turn, () => collectStream(call));
+  }
+
+  /** Runs one model call between `inference_start` and `inference_end` (unless the engine publishes its own). */
+  async #reported(
+    model: string,
+    turn: number,
+    call: () => Promise<GenerateResult>,
+  ): Promise<GenerateResult> {
     const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
-    if (bus === undefined) return collectStream(call);
-    const base = { model: this.model, engine: this.engine.engineId, turn: call.turn };
+    if (bus === undefined) return call();
+    const base = { model, engine: this.engine.engineId, turn };
     bus.publish('inference_start', base);
     const startedMs = this.clock.monotonicMs();
     try {
-      const result = await collectStream(call);
+      const result = await call();
       const latencySeconds = elapsedSeconds(this.clock, startedMs);
       bus.publish('inference_end', { ...base, latencySeconds, usage: result.usage, success: true });
       return result;

@@ -106,4 +106,4 @@ export {
   type ToolCatalogOptions,
   toolCatalog,
 } from './tool-catalog.js';
-export { webSearchSettingsFromEnv } from './tool-settings.js';
+export { webSearchSettings, webSearchSettingsFromEnv } from './tool-settings.js';

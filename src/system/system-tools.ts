@@ -20,12 +20,10 @@ import {
   FileReadTool,
   LLMTool,
   RetrievalTool,
-  type WebSearchProviderName,
   WebSearchTool,
-  type WebSearchToolOptions,
 } from '../tools/index.js';
 import type { JarvisConfig } from './config-types.js';
-import { webSearchSettingsFromEnv } from './tool-settings.js';
+import { webSearchSettings } from './tool-settings.js';
 
 /** What the built-in tools are built with; every dependency is fetched only when a tool needs it. */
 export interface ToolDependencies {
@@ -61,7 +59,16 @@ const BUILTIN_FACTORIES = new Map<unknown, BuiltinFactory>([
     FileReadTool,
     (deps) => new FileReadTool({ allowedDirs: deps.config.tools.fileReadAllowedDirs }),
   ],
-  [WebSearchTool, (deps) => new WebSearchTool(webSearchOptions(deps))],
+  [
+    WebSearchTool,
+    (deps) =>
+      new WebSearchTool(
+        webSearchSettings(deps.env, {
+          provider: deps.config.tools.webSearchProvider,
+          baseUrl: deps.config.tools.webSearchBaseUrl,
+        }),
+      ),
+  ],
   [CodeInterpreterTool, (deps) => deps.codeInterpreter()],
   ...SCHEDULER_TOOLS.map(
     (Tool) =>
@@ -71,20 +78,6 @@ const BUILTIN_FACTORIES = new Map<unknown, BuiltinFactory>([
       ] as const,
   ),
 ]);
-
-/** The web_search provider: the config's choice when it names one, else what the environment offers. */
-function webSearchOptions(deps: ToolDependencies): WebSearchToolOptions {
-  const tools = deps.config.tools;
-  const fromEnv = webSearchSettingsFromEnv(deps.env);
-  if (tools.webSearchProvider === undefined) return fromEnv;
-  const provider = tools.webSearchProvider as WebSearchProviderName;
-  if (provider === 'searxng') {
-    const baseUrl = tools.webSearchBaseUrl ?? deps.env.SEARXNG_URL;
-    return baseUrl === undefined ? { provider } : { provider, baseUrl };
-  }
-  const apiKey = provider === 'tavily' ? deps.env.TAVILY_API_KEY : deps.env.BRAVE_API_KEY;
-  return provider === 'duckduckgo' || apiKey === undefined ? { provider } : { provider, apiKey };
-}
 
 /**
  * Makes the tool registered under `name`: built-ins get their dependencies injected, other entries (a user's

@@ -148,8 +148,7 @@ export class JarvisSystem {
   #instrument(engine: InferenceEngine): InferenceEngine {
     if (!this.config.telemetry.enabled) return engine;
     if ((engine as { readonly isInstrumented?: unknown }).isInstrumented === true) return engine;
-    this.#telemetry ??= new TelemetryStore({ dbPath: this.config.telemetry.dbPath });
-    this.#telemetry.attach(this.bus);
+    this.telemetry().attach(this.bus);
     return new InstrumentedEngine({ engine, bus: this.bus });
   }
 
