@@ -6,9 +6,8 @@
 const argv = process.argv.slice(2);
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const { createRequire } = await import('node:module');
-  const manifest = createRequire(import.meta.url)('../../package.json') as { version: string };
-  process.stdout.write(`${manifest.version}\n`);
+  const { packageVersion } = await import('./package-version.js');
+  process.stdout.write(`${packageVersion()}\n`);
 } else {
   const { processIo } = await import('./cli-io.js');
   const { runCli } = await import('./program.js');

@@ -1,10 +1,10 @@
-import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import type { Tool } from '../core/index.js';
 import { createMcpServer, type JarvisMcpServer, serveHttp, serveStdio } from '../mcp/index.js';
 import type { JarvisSystem } from '../sdk/index.js';
 import type { CliIo } from './cli-io.js';
 import { type JarvisFlags, openJarvis } from './jarvis-options.js';
+import { packageVersion } from './package-version.js';
 import { untilAborted } from './scheduler-start.js';
 
 /** Flags of `jarvis mcp serve`. */
@@ -13,11 +13,6 @@ export interface McpServeFlags extends JarvisFlags {
   /** Serve Streamable HTTP on this port (0: a free one) instead of stdio. */
   readonly http?: number;
   readonly allowConfirmation?: boolean;
-}
-
-/** The package version, reported to MCP clients as the server's version. */
-function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
 /** Built-in tools that call the model, so serving them needs an engine. */

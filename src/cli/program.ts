@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './agents-command.js';
 import { registerAskCommand } from './ask-command.js';
@@ -9,14 +8,10 @@ import { registerEnginesCommand } from './engines-command.js';
 import { registerInitCommand } from './init-command.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerMemoryCommand } from './memory-command.js';
+import { packageVersion } from './package-version.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
 import { registerTelemetryCommand } from './telemetry-command.js';
 import { registerToolsCommand } from './tools-command.js';
-
-/** The package version (read from package.json next to dist/ or src/). */
-export function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-}
 
 const EXAMPLES = `
 Examples:
