@@ -44,3 +44,31 @@ export function describeError(error: unknown): string {
     return String(error);
   }
 }
+
+/**
+ * A store's SQLite file could not be opened (code `<store>_database_unreadable`); the message says the file
+ * was left as it is and what to do.
+ */
+export function databaseUnreadableError(
+  store: string,
+  location: string,
+  cause: unknown,
+): JarvisError {
+  return new JarvisError({
+    code: `${store}_database_unreadable`,
+    message: `cannot open the ${store} database ${location}: ${describeError(cause)}; the file was left as it is — move it away or choose another dbPath`,
+    cause,
+  });
+}
+
+/** A SQLite file that is not (or no longer) the store's database (code `<store>_database_incompatible`). */
+export function databaseIncompatibleError(
+  store: string,
+  location: string,
+  reason: string,
+): JarvisError {
+  return new JarvisError({
+    code: `${store}_database_incompatible`,
+    message: `cannot use ${location} as the ${store} database: ${reason}; the file was left as it is`,
+  });
+}

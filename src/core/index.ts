@@ -24,6 +24,8 @@ export {
   type ToolChoice,
 } from './engine.js';
 export {
+  databaseIncompatibleError,
+  databaseUnreadableError,
   describeError,
   JarvisError,
   type JarvisErrorCode,

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { describeError, JarvisError } from '../core/index.js';
+import { databaseIncompatibleError, databaseUnreadableError, JarvisError } from '../core/index.js';
 
 /** A better-sqlite3 connection. */
 export type SqliteDatabase = Database.Database;
@@ -138,18 +138,11 @@ function copyPythonRows(db: SqliteDatabase): void {
 }
 
 function unreadable(location: string, cause: unknown): JarvisError {
-  return new JarvisError({
-    code: 'telemetry_database_unreadable',
-    message: `cannot open the telemetry database ${location}: ${describeError(cause)}; the file was left as it is — move it away or choose another dbPath`,
-    cause,
-  });
+  return databaseUnreadableError('telemetry', location, cause);
 }
 
 function incompatible(location: string, reason: string): JarvisError {
-  return new JarvisError({
-    code: 'telemetry_database_incompatible',
-    message: `cannot use ${location} as the telemetry database: ${reason}; the file was left as it is`,
-  });
+  return databaseIncompatibleError('telemetry', location, reason);
 }
 
 /** better-sqlite3, loaded with the first database opened (commands that open none never load it). */
