@@ -11,6 +11,7 @@ import {
   Canaries,
   type Hostile,
   hostCommandLines,
+  limitHostiles,
   PidRecorder,
 } from './sandbox-test-support.case.test.js';
 
@@ -74,18 +75,7 @@ const nothingWritten = (name: string, pattern: RegExp) => (result: ToolResult) =
 };
 
 const HOSTILE: readonly Hostile[] = [
-  {
-    name: 'infinite loop',
-    code: () => 'while True:\n    pass',
-    timeoutSeconds: 1,
-    check: timedOutWithin(1),
-  },
-  {
-    name: 'sleep past the limit',
-    code: () => 'import time\ntime.sleep(100)',
-    timeoutSeconds: 1,
-    check: timedOutWithin(1),
-  },
+  ...limitHostiles({ failedWith, timedOutWithin }),
   {
     name: 'endless asyncio loop (the JS event loop keeps turning)',
     code: () => 'import asyncio\nwhile True:\n    await asyncio.sleep(0)',
@@ -280,23 +270,6 @@ const HOSTILE: readonly Hostile[] = [
     name: 'kill every process it can see through the FFI',
     code: () => "import js\njs.process.kill(-1, 'SIGKILL')\nprint('alive')",
     check: escapes,
-  },
-  {
-    name: '50 MB of output',
-    code: () => "import sys\nsys.stdout.write('x' * 50_000_000)",
-    check: (result) => {
-      failedWith(/Output limit exceeded/)(result);
-      expect(result.content.length).toBeLessThan(10_300);
-      expect(result.content).toContain('[output truncated');
-    },
-  },
-  {
-    name: 'endless stderr',
-    code: () => "import sys\nwhile True:\n    sys.stderr.write('y' * 1000)",
-    check: (result) => {
-      failedWith(/Output limit exceeded/)(result);
-      expect(result.content.length).toBeLessThan(10_300);
-    },
   },
 ];
 

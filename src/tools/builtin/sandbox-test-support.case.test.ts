@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { ToolResult } from '../../core/index.js';
 import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
 
@@ -13,6 +14,47 @@ export interface Hostile {
   readonly code: () => string;
   readonly timeoutSeconds?: number;
   readonly check: (result: ToolResult) => void | Promise<void>;
+}
+
+/** How a backend's test file checks a result (its `metadata.sandbox` and its limit messages differ). */
+export interface LimitChecks {
+  readonly failedWith: (pattern: RegExp) => (result: ToolResult) => void;
+  readonly timedOutWithin: (limitSeconds: number) => (result: ToolResult) => void;
+}
+
+/** The resource-limit snippets every backend must stop the same way: loops, sleeps, floods of output. */
+export function limitHostiles({ failedWith, timedOutWithin }: LimitChecks): Hostile[] {
+  return [
+    {
+      name: 'infinite loop',
+      code: () => 'while True:\n    pass',
+      timeoutSeconds: 1,
+      check: timedOutWithin(1),
+    },
+    {
+      name: 'sleep past the limit',
+      code: () => 'import time\ntime.sleep(100)',
+      timeoutSeconds: 1,
+      check: timedOutWithin(1),
+    },
+    {
+      name: '50 MB of output',
+      code: () => "import sys\nsys.stdout.write('x' * 50_000_000)",
+      check: (result) => {
+        failedWith(/Output limit exceeded/)(result);
+        expect(result.content.length).toBeLessThan(10_300);
+        expect(result.content).toContain('[output truncated');
+      },
+    },
+    {
+      name: 'endless stderr',
+      code: () => "import sys\nwhile True:\n    sys.stderr.write('y' * 1000)",
+      check: (result) => {
+        failedWith(/Output limit exceeded/)(result);
+        expect(result.content.length).toBeLessThan(10_300);
+      },
+    },
+  ];
 }
 
 /**
