@@ -11,6 +11,7 @@ export {
 } from './agent.js';
 export { type Clock, elapsedSeconds, systemClock } from './clock.js';
 export { Conversation, type ConversationOptions } from './conversation.js';
+export { closestMatch, didYouMean } from './did-you-mean.js';
 export {
   EngineError,
   type EngineErrorCode,
@@ -66,6 +67,13 @@ export {
   splitReasoning,
 } from './reasoning.js';
 export {
+  createRedactor,
+  REDACTED,
+  type Redactor,
+  redactDeep,
+  redactSecrets,
+} from './redact.js';
+export {
   AgentRegistry,
   type AgentRegistryEntry,
   EngineRegistry,
@@ -74,6 +82,7 @@ export {
   type ToolRegistryEntry,
 } from './registries.js';
 export { type RegistrableClass, Registry, type RegistryInstance } from './registry.js';
+export { isTerminalSafe, safeForTerminal } from './terminal-text.js';
 export { isTool, type Tool, type ToolArguments, type ToolContext } from './tool.js';
 export {
   type ToolErrorCode,
