@@ -1,6 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentError, EventBus, type Tool } from '../core/index.js';
-import { errorReply, ScriptedEngine, type ScriptedEngineReply } from '../testing/index.js';
+import {
+  errorReply,
+  ScriptedEngine,
+  type ScriptedEngineReply,
+  ScriptedTool,
+} from '../testing/index.js';
 import { CalculatorTool, CodeInterpreterTool } from '../tools/index.js';
 import { MAX_TURNS_MESSAGE } from './agent-messages.js';
 import {
@@ -186,5 +191,172 @@ describe('NativeOpenHandsAgent', () => {
     ]);
     const error = await rejection(agent.run('x', undefined, { signal: controller.signal }));
     expect(error).toMatchObject({ code: 'agent_cancelled', name: 'AbortError' });
+  });
+});
+
+describe('NativeOpenHandsAgent: <tool_call> blocks', () => {
+  const XML = '<tool_call>calculator\n$expression=7*6</calculator>';
+  const JSON_FORM =
+    '<tool_call>{"name": "calculator", "arguments": {"expression": "7*6"}}</tool_call>';
+
+  function noteTool(steps: readonly string[] = ['saved']) {
+    return new ScriptedTool({
+      name: 'write_note',
+      parameters: {
+        type: 'object',
+        properties: {
+          title: { type: 'string' },
+          body: { type: 'string' },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['title'],
+      },
+      steps,
+    });
+  }
+
+  it.each([
+    ['the XML form (upstream test_xml_tool_call_extraction)', XML],
+    ['the JSON form', JSON_FORM],
+  ])('runs %s through the executor and feeds the result back', async (_name, reply) => {
+    const { engine, agent, bus } = setup([reply, 'The answer is 42.'], {
+      tools: [new CalculatorTool()],
+    });
+    const result = await agent.run('What is 7 times 6?');
+    expect(result.content).toBe('The answer is 42.');
+    expect(result.turns).toBe(2);
+    expect(result.toolResults).toHaveLength(1);
+    expect(result.toolResults[0]).toMatchObject({
+      toolName: 'calculator',
+      content: '42',
+      success: true,
+    });
+    expect(engine.calls[1]?.messages.at(-2)).toEqual({ role: 'assistant', content: reply });
+    expect(lastSent(engine, 1)).toBe('Result: 42');
+    const started = bus.history.find((event) => event.type === 'tool_call_start');
+    expect(started?.data).toMatchObject({ toolName: 'calculator', callId: 'tool_1' });
+    engine.assertAllStepsConsumed();
+  });
+
+  it('passes several $param lines and multi-line values to the tool', async () => {
+    const tool = noteTool();
+    const reply = [
+      'I will save it.',
+      '<tool_call>write_note',
+      '$title=Shopping',
+      '$body=eggs',
+      'milk ($3)',
+      '$tags=["food"]',
+      '</tool_call>',
+    ].join('\n');
+    const { agent } = setup([reply, 'Saved your note.'], { tools: [tool] });
+    const result = await agent.run('Save my list');
+    expect(result.content).toBe('Saved your note.');
+    expect(tool.calls).toEqual([{ title: 'Shopping', body: 'eggs\nmilk ($3)', tags: ['food'] }]);
+    tool.assertAllStepsConsumed();
+  });
+
+  it('runs several blocks of one reply in order and reports each result', async () => {
+    const reply = `${XML}\n<tool_call>{"name": "calculator", "arguments": {"expression": "2**10"}}</tool_call>`;
+    const { engine, agent, bus } = setup([reply, '42 and 1024.'], {
+      tools: [new CalculatorTool()],
+    });
+    const result = await agent.run('Two sums');
+    expect(result.content).toBe('42 and 1024.');
+    expect(result.toolResults.map((r) => r.content)).toEqual(['42', '1024']);
+    expect(lastSent(engine, 1)).toBe('Result 1 (calculator): 42\n\nResult 2 (calculator): 1024');
+    const ids = bus.history
+      .filter((event) => event.type === 'tool_call_start')
+      .map((event) => (event.data as { callId?: string }).callId);
+    expect(ids).toEqual(['tool_1_1', 'tool_1_2']);
+  });
+
+  it.each([
+    [
+      'an unknown tool',
+      '<tool_call>calculater\n$expression=7*6</tool_call>',
+      'unknown_tool',
+      'Unknown tool: calculater',
+    ],
+    [
+      'bad JSON',
+      '<tool_call>{"name": "calculator", "arguments": {expression: 7*6}}</tool_call>',
+      'invalid_arguments',
+      'not valid JSON',
+    ],
+    [
+      'an unclosed tag',
+      '<tool_call>calculator\n$expression=7*6',
+      'invalid_arguments',
+      'not closed',
+    ],
+  ])(
+    'turns %s into a failed result the model reads and repairs',
+    async (_name, bad, code, says) => {
+      const { engine, agent } = setup([bad, XML, 'The answer is 42.'], {
+        tools: [new CalculatorTool()],
+      });
+      const result = await agent.run('What is 7 times 6?');
+      expect(result.content).toBe('The answer is 42.');
+      expect(result.toolResults[0]).toMatchObject({ success: false, errorCode: code });
+      expect(lastSent(engine, 1)).toMatch(/^Result: /);
+      expect(lastSent(engine, 1)).toContain(says);
+      expect(result.toolResults[1]).toMatchObject({ toolName: 'calculator', content: '42' });
+      engine.assertAllStepsConsumed();
+    },
+  );
+
+  it('never returns raw markup as the answer, even at the turn limit', async () => {
+    const prose = setup(['Let me check.\n<tool_call>calculator\n$expression=7*6</tool_call>'], {
+      tools: [new CalculatorTool()],
+      maxTurns: 1,
+    });
+    const stopped = await prose.agent.run('x');
+    expect(stopped.content).toBe('Let me check.');
+    expect(stopped.metadata).toMatchObject({ max_turns_exceeded: true });
+    const bare = setup([XML], { tools: [new CalculatorTool()], maxTurns: 1 });
+    expect((await bare.agent.run('x')).content).toBe(MAX_TURNS_MESSAGE);
+    const stray = setup(['The answer is 42.</tool_call>'], { tools: [new CalculatorTool()] });
+    expect((await stray.agent.run('x')).content).toBe('The answer is 42.');
+  });
+
+  it('counts a block inside a code fence in prose (as upstream), but not one inside <think>', async () => {
+    const fenced = 'Calling it:\n```xml\n<tool_call>calculator\n$expression=7*6</tool_call>\n```';
+    const one = setup([fenced, 'It is 42.'], { tools: [new CalculatorTool()] });
+    const ran = await one.agent.run('x');
+    expect(ran.toolResults[0]).toMatchObject({ toolName: 'calculator', content: '42' });
+    const thinking = `<think>maybe ${XML}</think>It is 42.`;
+    const two = setup([thinking], { tools: [new CalculatorTool()] });
+    const answered = await two.agent.run('x');
+    expect(answered).toMatchObject({ content: 'It is 42.', toolResults: [] });
+  });
+
+  it('lets a ```python block win over markup inside it, as upstream', async () => {
+    const reply = '```python\nprint("<tool_call>calculator\\n$expression=1</tool_call>")\n```';
+    const { agent } = setup([reply, 'ok'], { tools: [new CalculatorTool()] });
+    const result = await agent.run('x');
+    expect(result.toolResults).toHaveLength(1);
+    expect(result.toolResults[0]).toMatchObject({ toolName: 'code_interpreter', success: false });
+  });
+
+  it('runs at most 8 blocks of a reply and tells the model about the rest', async () => {
+    const block = '<tool_call>calculator\n$expression=1+1</tool_call>';
+    const { engine, agent } = setup([block.repeat(10), 'done'], { tools: [new CalculatorTool()] });
+    const result = await agent.run('x');
+    expect(result.toolResults).toHaveLength(9);
+    expect(result.toolResults.slice(0, 8).every((r) => r.content === '2')).toBe(true);
+    expect(result.toolResults[8]).toMatchObject({ success: false, errorCode: 'too_many_calls' });
+    expect(lastSent(engine, 1)).toContain('2 more were not run');
+  });
+
+  it('answers a huge hostile reply without hanging', async () => {
+    const hostile = `<tool_call>calculator\n${'<a>$x='.repeat(60_000)}`;
+    const { engine, agent } = setup([`${'<tool_call>'.repeat(30_000)}${hostile}`, 'done'], {
+      tools: [new CalculatorTool()],
+    });
+    const result = await agent.run('x');
+    expect(result.content).toBe('done');
+    expect(result.toolResults).toHaveLength(9);
+    expect(lastSent(engine, 1)).toContain('not closed');
   });
 });

@@ -18,13 +18,20 @@ import { buildToolDescriptions, capOutput, type ToolExecutor } from '../tools/in
 import { stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
 import { buildTextToolCall, parseTextProtocolReply } from './text-protocol.js';
+import {
+  findToolCallBlocks,
+  MAX_TOOL_CALL_BLOCKS,
+  stripToolCallBlocks,
+  type ToolCallBlock,
+  type ToolCallBlocks,
+} from './tool-call-blocks.js';
 
 /** Most characters of a tool's output fed back to the model. */
 export const CODE_OBSERVATION_MAX_CHARS = 4000;
 
 /** Options of a `NativeOpenHandsAgent`. */
 export interface NativeOpenHandsAgentOptions extends BaseAgentOptions {
-  /** Tools: `code_interpreter` runs the code blocks; others are called with `Action:` / `Action Input:`. */
+  /** Tools: `code_interpreter` runs the code blocks; others are called with `Action:` or `<tool_call>` blocks. */
   readonly tools?: readonly Tool[];
   /** Most engine calls per run (default 3); 0 returns the max-turns result at once. */
   readonly maxTurns?: number;
@@ -145,8 +152,10 @@ export function codeLoopResult(
 
 /**
  * A CodeAct agent: the model writes a ```python block, the agent runs it through the `code_interpreter` tool
- * (id `code_<turn>`) and sends back `Output:\n<content>`; other tools are called with `Action:` / `Action Input:`
- * (id `tool_<turn>`, fed back as `Result: <content>`); a reply without either is the answer.
+ * (id `code_<turn>`) and sends back `Output:\n<content>`; other tools are called with `<tool_call>` blocks (see
+ * `findToolCallBlocks`; up to 8 a reply, run in order, ids `tool_<turn>` or `tool_<turn>_<n>`) or with `Action:` /
+ * `Action Input:` (id `tool_<turn>`), fed back as `Result: <content>`; a reply without any is the answer, with
+ * any leftover `<tool_call>` markup removed.
  */
 export class NativeOpenHandsAgent extends BaseAgent {
   readonly agentId: string = 'native_openhands';
@@ -193,7 +202,7 @@ export class NativeOpenHandsAgent extends BaseAgent {
     return this.maxTurnsResult({
       toolResults: [...state.toolResults],
       turns: state.turns,
-      content: lastContent,
+      content: stripToolCallBlocks(lastContent),
       metadata: { usage: state.usage },
     });
   }
@@ -220,11 +229,51 @@ export class NativeOpenHandsAgent extends BaseAgent {
       const result = await this.runCode(state, code, turn);
       return `Output:\n${truncateObservation(result.content)}`;
     }
+    const blocks = findToolCallBlocks(content, this.executor.availableTools());
+    if (blocks.blocks.length > 0) return this.runToolCallBlocks(state, blocks, turn);
     const reply = parseTextProtocolReply(content);
     if (reply.kind !== 'tool_call') return undefined;
     const call = buildTextToolCall(reply, this.executor.availableTools(), `tool_${turn}`);
     const result = await this.execute(state, call);
     return `Result: ${truncateObservation(result.content)}`;
+  }
+
+  /** Runs the blocks in order (a malformed one becomes a failed result) and returns their observation. */
+  private async runToolCallBlocks(
+    state: CodeLoopState,
+    found: ToolCallBlocks,
+    turn: number,
+  ): Promise<string> {
+    const several = found.blocks.length > 1 || found.omitted > 0;
+    const results: ToolResult[] = [];
+    for (const [index, block] of found.blocks.entries()) {
+      const id = several ? `tool_${turn}_${index + 1}` : `tool_${turn}`;
+      results.push(await this.runBlock(state, block, id));
+    }
+    if (found.omitted > 0) {
+      const skipped = `Only the first ${MAX_TOOL_CALL_BLOCKS} <tool_call> blocks of a reply are run; ${found.omitted} more were not run. Send them again in your next reply if you still need them.`;
+      results.push(this.recordFailure(state, toolFailure('tool_call', 'too_many_calls', skipped)));
+    }
+    if (results.length === 1) return `Result: ${truncateObservation(results[0]?.content ?? '')}`;
+    return results
+      .map((result, index) => {
+        const content = truncateObservation(result.content);
+        return `Result ${index + 1} (${result.toolName}): ${content}`;
+      })
+      .join('\n\n');
+  }
+
+  private runBlock(state: CodeLoopState, block: ToolCallBlock, id: string): Promise<ToolResult> {
+    if (block.kind === 'call') {
+      return this.execute(state, { id, name: block.name, arguments: block.arguments });
+    }
+    const failure = toolFailure(block.toolName, block.errorCode, block.problem);
+    return Promise.resolve(this.recordFailure(state, failure));
+  }
+
+  private recordFailure(state: CodeLoopState, result: ToolResult): ToolResult {
+    state.toolResults.push(result);
+    return result;
   }
 
   private runCode(state: CodeLoopState, code: string, turn: number): Promise<ToolResult> {
@@ -238,8 +287,7 @@ export class NativeOpenHandsAgent extends BaseAgent {
       'unknown_tool',
       'Code execution is unavailable: no code_interpreter tool is configured. Answer without running code.',
     );
-    state.toolResults.push(result);
-    return Promise.resolve(result);
+    return Promise.resolve(this.recordFailure(state, result));
   }
 
   private async execute(
@@ -253,10 +301,10 @@ export class NativeOpenHandsAgent extends BaseAgent {
     return result;
   }
 
-  /** Ends the run with the reply (the text after `Final Answer:` when the model wrote one). */
+  /** Ends the run with the reply (the text after `Final Answer:` when the model wrote one), markup removed. */
   private finish(state: CodeLoopState, content: string): AgentResult {
     const reply = parseTextProtocolReply(content);
-    const answer = reply.kind === 'final' ? reply.answer : content.trim();
+    const answer = stripToolCallBlocks(reply.kind === 'final' ? reply.answer : content);
     this.publishTurnEnd({ turns: state.turns, contentLength: answer.length });
     return codeLoopResult(state, answer);
   }
