@@ -33,6 +33,12 @@ describe('redactSecrets', () => {
     expect(out).toContain('&x=1');
   });
 
+  it('keeps messages that merely talk about a secret-named key', () => {
+    const text = 'engine.openai.api_key: expected text, got a number';
+    expect(redactSecrets(text)).toBe(text);
+    expect(redactSecrets('token: abc123def456')).toBe(`token: ${REDACTED}`);
+  });
+
   it('keeps token counts and ordinary settings', () => {
     const text = '"prompt_tokens": 12, "max_tokens": 256, temperature = 0.2, model = "qwen3:8b"';
     expect(redactSecrets(text)).toBe(text);

@@ -48,9 +48,18 @@ function isRedactableSecret(value: string | undefined): value is string {
   return typeof value === 'string' && value.trim().length >= MIN_SECRET_LENGTH;
 }
 
+/**
+ * True for an unquoted value that reads as an ordinary word (`api_key: expected text`), not a credential:
+ * letters only and shorter than 16 characters. Quoted values and configured secrets are redacted regardless.
+ */
+function isPlainWord(value: string): boolean {
+  return /^[A-Za-z]{1,15}$/.test(value);
+}
+
 /** Replaces the value of a `key = value` match, keeping its quotes so the text still reads as it did. */
 function redactAssignment(_match: string, key: string, value: string): string {
   if (/^(?:Bearer|Basic|Token)$/i.test(value) || value.includes(REDACTED)) return key + value;
+  if (isPlainWord(value)) return key + value;
   const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';
   return `${key}${quote}${REDACTED}${quote}`;
 }
