@@ -923,6 +923,44 @@ prefix = "a b"
       expect(error.message).toMatch(new RegExp(`^${FILE}:3:\\d+: `));
     });
 
+    it('redacts the key next to a syntax error, in the message and in the cause', () => {
+      const error = errorOf(() =>
+        load('[engine.openai]\napi_key = "office-key-7f3a9c" oops\nmodel = "m"\n'),
+      );
+      expect(error.message).toMatch(new RegExp(`^${FILE}:2:\\d+: `));
+      expect(error.message).toContain('api_key = "[REDACTED]" oops');
+      expect(error.message).toContain('^');
+      expect(error.message).not.toContain('office-key-7f3a9c');
+      expect(String((error.cause as Error).message)).not.toContain('office-key-7f3a9c');
+    });
+
+    it('redacts an unclosed secret string, a secret of the environment and shaped keys nearby', () => {
+      const error = errorOf(() =>
+        load('token = "half-open-secret-1\nopenai = "env-key-abcdef"\n', {
+          env: { OPENAI_API_KEY: 'env-key-abcdef' },
+        }),
+      );
+      expect(error.message).not.toContain('half-open-secret-1');
+      expect(error.message).not.toContain('env-key-abcdef');
+      expect(error.message).toContain('[REDACTED]');
+    });
+
+    it('shows control characters of the excerpt as escapes and cuts a huge line around the column', () => {
+      const error = errorOf(() => load(`x = "\u001b[31mred"\ny = ${'1'.repeat(500)} = 2\n`));
+      expect(error.message).not.toContain('\u001b');
+      expect(error.message).toContain('^[[31mred');
+      expect(errorOf(() => load(`y = ${'1'.repeat(500)} z\n`)).message.length).toBeLessThan(400);
+    });
+
+    it('redacts secret values quoted in problems and warnings', () => {
+      const problems = problemsOf('[engine.openai]\napi_key = 12345678901\n');
+      expect(problems[0]?.message).toContain('[REDACTED]');
+      expect(problems[0]?.message).not.toContain('12345678901');
+      const { warnings } = load('[agent]\nsk-proj-abcdefghijklmnopqrstuvwx = 1\n');
+      expect(warnings[0]?.key).not.toContain('abcdefghijklmnop');
+      expect(warnings[0]?.message).not.toContain('abcdefghijklmnop');
+    });
+
     it('reads a file that starts with a byte order mark', () => {
       expect(load('\uFEFF[agent]\nmax_turns = 2\n').config.agent.maxTurns).toBe(2);
     });
@@ -1096,6 +1134,33 @@ describe('loadConfig', () => {
     }).catch((error: unknown) => error);
     expect(viaEnvironment).toMatchObject({ code: 'config_not_found' });
     expect((viaEnvironment as Error).message).toContain('named by OPENJARVIS_CONFIG');
+  });
+
+  it('redacts the secrets of an environment dump given as the config (like /proc/self/environ)', async () => {
+    const environ = {
+      DB_PASSWORD: 'hunter2-but-longer',
+      GH_TOKEN: 'deploy-token-a1b2c3',
+      OPENAI_API_KEY: 'sk-environ-0123456789abcdef',
+      PATH: '/usr/bin:/bin',
+    };
+    const path = join(folder, 'environ');
+    const dump = Object.entries(environ).map(([name, value]) => `${name}=${value}\0`);
+    await writeFile(path, dump.join(''));
+    for (const env of [{ OPENJARVIS_CONFIG: path, ...environ }, { OPENJARVIS_CONFIG: path }]) {
+      const error = await loadConfig({ env, homeDir: folder, cwd: folder }).then(
+        () => {
+          throw new Error('expected the environment dump to be refused');
+        },
+        (caught: unknown) => caught as JarvisError,
+      );
+      expect(error.code).toBe('config_invalid');
+      expect(error.message).toContain(`${path}:1:`);
+      for (const secret of ['sk-environ', 'deploy-token-a1b2c3', 'hunter2-but-longer']) {
+        expect(error.message).not.toContain(secret);
+      }
+      expect(error.message).toContain('DB_PASSWORD=[REDACTED]\\u{0}GH_TOKEN=[REDACTED]');
+      expect(error.message).not.toContain('\0');
+    }
   });
 
   it('fails with config_unreadable when the path is a folder', async () => {

@@ -1,12 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import { describeError, JarvisError } from '../core/index.js';
+import { createRedactor, describeError, JarvisError, type Redactor } from '../core/index.js';
 import { resolvePath } from './config-checks.js';
 import { applyEngineEnvironment, type Environment } from './config-env.js';
+import { syntaxExcerpt } from './config-excerpt.js';
 import { ConfigIssues, type ConfigProblem, TableReader } from './config-fields.js';
+import { readConfigFile } from './config-file.js';
 import { indexKeyLines } from './config-lines.js';
+import { configSecrets, environmentSecrets, secretsInText } from './config-secrets.js';
 import {
   type PathContext,
   readAgent,
@@ -103,7 +105,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     homeDir: options.homeDir ?? homedir(),
     env: options.env ?? process.env,
   };
-  const text = await readConfigText(location);
+  const text = await readConfigFile(location);
   if (text === undefined) return buildConfig({}, { file: undefined, text: '' }, context);
   return configFromToml(text, location.path, context);
 }
@@ -115,7 +117,11 @@ export function configFromToml(text: string, file: string, context: ConfigContex
   try {
     table = parse(source);
   } catch (error) {
-    throw syntaxError(error, file);
+    const redact = createRedactor([
+      ...secretsInText(source),
+      ...environmentSecrets(context.env ?? {}),
+    ]);
+    throw syntaxError(error, file, source, redact);
   }
   return buildConfig(table, { file, text: source }, context);
 }
@@ -150,8 +156,21 @@ function buildConfig(
   };
   root.ignore(UNUSED_SECTIONS);
   root.finish();
-  if (issues.errors.length > 0) throw new ConfigError(inFileOrder(issues.errors));
-  return { config, warnings: inFileOrder(issues.warnings) };
+  const redact = createRedactor([
+    ...secretsInText(source.text),
+    ...configSecrets(config, context.env ?? {}),
+  ]);
+  const errors = issues.errors.map((problem) => redactIssue(problem, redact));
+  if (errors.length > 0) throw new ConfigError(inFileOrder(errors));
+  return { config, warnings: inFileOrder(issues.warnings.map((w) => redactIssue(w, redact))) };
+}
+
+/** A problem or warning with its key and message redacted (values quoted in messages may be secrets). */
+function redactIssue<T extends { readonly key: string; readonly message: string }>(
+  issue: T,
+  redact: Redactor,
+): T {
+  return { ...issue, key: redact(issue.key), message: redact(issue.message) };
 }
 
 function inFileOrder<T extends { readonly line: number | undefined }>(items: readonly T[]): T[] {
@@ -161,43 +180,32 @@ function inFileOrder<T extends { readonly line: number | undefined }>(items: rea
   );
 }
 
-async function readConfigText(location: ConfigLocation): Promise<string | undefined> {
-  try {
-    return await readFile(location.path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && location.namedBy === undefined) return undefined;
-    if (code === 'ENOENT') {
-      const by =
-        location.namedBy === 'option' ? 'given with --config' : 'named by OPENJARVIS_CONFIG';
-      throw new JarvisError({
-        code: 'config_not_found',
-        message: `Config file ${location.path} (${by}) does not exist; correct the path, or create the file with \`jarvis init\``,
-        cause: error,
-      });
-    }
-    throw new JarvisError({
-      code: 'config_unreadable',
-      message: `Cannot read config file ${location.path}: ${describeError(error)}; make it a readable TOML file`,
-      cause: error,
-    });
-  }
-}
-
-function syntaxError(error: unknown, file: string): JarvisError {
+/**
+ * The error for text that is not TOML: file, line, column, what is wrong, and an excerpt with every secret (known
+ * or secret-shaped) redacted. The cause keeps smol-toml's error without its message and excerpt, which show the
+ * text as it is.
+ */
+function syntaxError(error: unknown, file: string, text: string, redact: Redactor): JarvisError {
   if (!(error instanceof TomlError)) {
     return new JarvisError({
       code: 'config_invalid',
-      message: `${file}: cannot parse the TOML: ${describeError(error)}`,
-      cause: error,
+      message: `${file}: cannot parse the TOML: ${redact(describeError(error))}`,
     });
   }
   const what = (error.message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
+  const excerpt = syntaxExcerpt(text, error, redact);
   return new JarvisError({
     code: 'config_invalid',
-    message: `${file}:${error.line}:${error.column}: ${what}\n${error.codeblock}Fix the TOML syntax there (TOML v1.0, https://toml.io) and run again.`,
-    cause: error,
+    message: `${file}:${error.line}:${error.column}: ${redact(what)}\n${excerpt}Fix the TOML syntax there (TOML v1.0, https://toml.io) and run again.`,
+    cause: redactedCause(error, redact),
   });
+}
+
+/** A copy of a TomlError whose message and excerpt are redacted (a cause is printed by `console.error` and loggers). */
+function redactedCause(error: TomlError, redact: Redactor): Error {
+  const cause = new Error(redact(error.message.split('\n')[0] ?? ''));
+  cause.name = 'TomlError';
+  return Object.assign(cause, { line: error.line, column: error.column });
 }
 
 /** One message listing every problem as `file:line: key: what` (environment variables by name). */

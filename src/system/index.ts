@@ -17,6 +17,7 @@ export {
   registerBuiltins,
 } from './builtins.js';
 export type { ConfigProblem } from './config-fields.js';
+export { MAX_CONFIG_BYTES, readConfigFile } from './config-file.js';
 export { type InitConfigOptions, initConfig } from './config-init.js';
 export {
   type ConfigContext,
@@ -28,6 +29,7 @@ export {
   type LoadedConfig,
   loadConfig,
 } from './config-load.js';
+export { configSecrets, environmentSecrets } from './config-secrets.js';
 export {
   STARTER_CONFIG,
   type WriteStarterConfigOptions,
@@ -85,7 +87,9 @@ export {
 } from './system.js';
 export {
   type AgentBuildOptions,
+  checkRunnableAgent,
   createRegisteredAgent,
+  isTemplateAgent,
   unknownAgentError,
 } from './system-agents.js';
 export {

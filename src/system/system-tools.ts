@@ -24,6 +24,7 @@ import {
 } from '../tools/index.js';
 import type { JarvisConfig } from './config-types.js';
 import { webSearchSettings } from './tool-settings.js';
+import { unknownNameMessage } from './unknown-name.js';
 
 /** What the built-in tools are built with; every dependency is fetched only when a tool needs it. */
 export interface ToolDependencies {
@@ -103,10 +104,10 @@ export function createRegisteredTool(
   return tool;
 }
 
-/** The error for a tool name nobody registered. */
+/** The error for a tool name nobody registered, listing the available ones and suggesting the closest. */
 export function unknownToolError(name: string, available: readonly string[]): JarvisError {
   return new JarvisError({
     code: 'unknown_tool',
-    message: `Unknown tool '${name}'. Available: ${[...available].sort().join(', ') || 'none'}`,
+    message: unknownNameMessage('tool', name, available),
   });
 }

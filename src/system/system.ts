@@ -6,12 +6,14 @@ import {
   type AgentResult,
   type AgentStreamEvent,
   type Clock,
+  createRedactor,
   EngineRegistry,
   EventBus,
   type InferenceEngine,
   JarvisError,
   type MemoryBackend,
   MemoryRegistry,
+  type Redactor,
   type Registry,
   type Tool,
   ToolRegistry,
@@ -37,8 +39,9 @@ import {
   registerBuiltinMemory,
   registerBuiltins,
 } from './builtins.js';
+import { configSecrets } from './config-secrets.js';
 import type { JarvisConfig } from './config-types.js';
-import { createRegisteredAgent, unknownAgentError } from './system-agents.js';
+import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
 import { chooseEngine, chooseModel, type ResolvedEngine } from './system-engine.js';
 import {
   buildRunContext,
@@ -99,6 +102,11 @@ export class JarvisSystem {
   readonly config: JarvisConfig;
   readonly bus: EventBus;
   readonly registries: SystemRegistries;
+  /**
+   * Removes every secret the config and environment hold (and common key shapes) from text: applied to what
+   * is stored in telemetry and to every message the CLI prints.
+   */
+  readonly redact: Redactor;
   readonly #options: BuildSystemOptions;
   #engine: Promise<ResolvedEngine> | undefined;
   #memory: MemoryBackend | undefined;
@@ -113,6 +121,7 @@ export class JarvisSystem {
     this.#options = options;
     this.config = options.config;
     this.bus = options.bus ?? new EventBus();
+    this.redact = createRedactor(configSecrets(options.config, options.env ?? process.env));
     this.registries = {
       tools: options.registries?.tools ?? ToolRegistry,
       agents: options.registries?.agents ?? AgentRegistry,
@@ -149,13 +158,16 @@ export class JarvisSystem {
     if (!this.config.telemetry.enabled) return engine;
     if ((engine as { readonly isInstrumented?: unknown }).isInstrumented === true) return engine;
     this.telemetry().attach(this.bus);
-    return new InstrumentedEngine({ engine, bus: this.bus });
+    return new InstrumentedEngine({ engine, bus: this.bus, redact: this.redact });
   }
 
   /** The telemetry store (opened on first use). */
   telemetry(): TelemetryStore {
     this.#requireOpen();
-    this.#telemetry ??= new TelemetryStore({ dbPath: this.config.telemetry.dbPath });
+    this.#telemetry ??= new TelemetryStore({
+      dbPath: this.config.telemetry.dbPath,
+      redact: this.redact,
+    });
     return this.#telemetry;
   }
 
@@ -333,8 +345,7 @@ export class JarvisSystem {
   async prepare(query: string, request: RunRequest = {}): Promise<PreparedRun> {
     const wanted = requestedTools(request, this.config);
     const agentName = chooseAgentName(request, this.config, wanted);
-    if (!this.registries.agents.contains(agentName))
-      throw unknownAgentError(agentName, this.registries.agents.keys());
+    checkRunnableAgent(agentName, this.registries.agents);
     if (agentName === 'simple' && wanted.length > 0) {
       throw new JarvisError({
         code: 'invalid_argument',

@@ -116,12 +116,25 @@ describe('agentCatalog', () => {
       key: 'orchestrator',
       className: 'OrchestratorAgent',
       isDefault: true,
+      template: false,
     });
     expect(catalog.find((agent) => agent.key === 'react')?.className).toBe('NativeReActAgent');
     expect(catalog.filter((agent) => agent.isDefault)).toHaveLength(1);
     expect(catalog.map((agent) => agent.key)).toEqual(
       [...catalog.map((agent) => agent.key)].sort(),
     );
+  });
+
+  it('marks custom as a template that cannot be run by name', () => {
+    const catalog = agentCatalog(systemWith(new Registry('T')));
+    expect(catalog.find((agent) => agent.key === 'custom')).toEqual({
+      key: 'custom',
+      className: 'CustomAgent',
+      isDefault: false,
+      template: true,
+      description: 'template: subclass CustomAgent in code; not runnable by name',
+    });
+    expect(catalog.filter((agent) => agent.template).map((agent) => agent.key)).toEqual(['custom']);
   });
 
   it('names factories and instances too', () => {

@@ -1,6 +1,7 @@
 import { describeError, type JsonSchema, type ToolSpec } from '../core/index.js';
 import { CodeInterpreterTool } from '../tools/index.js';
 import type { JarvisSystem } from './system.js';
+import { isTemplateAgent, TEMPLATE_AGENT_DESCRIPTION } from './system-agents.js';
 import { createRegisteredTool, type ToolDependencies } from './system-tools.js';
 
 /** One registered tool as `jarvis tools list` shows it (from its spec). */
@@ -25,6 +26,10 @@ export interface AgentCatalogEntry {
   readonly className: string;
   /** True for the agent used when none is named (`[agent] default_agent`). */
   readonly isDefault: boolean;
+  /** True for a template to subclass in code (`custom`): listed, but not runnable by its key. */
+  readonly template: boolean;
+  /** Set for templates: `template: subclass CustomAgent in code; not runnable by name`. */
+  readonly description?: string;
 }
 
 /** Options of `toolCatalog`. */
@@ -103,14 +108,19 @@ function catalogEntry(
   }
 }
 
-/** Every registered agent, sorted by key, with the name of the class or factory behind it. */
+/** Every registered agent, sorted by key, with the name of the class or factory behind it; templates are marked. */
 export function agentCatalog(system: CatalogSource): readonly AgentCatalogEntry[] {
   return [...system.registries.agents.items()]
-    .map(([key, entry]) => ({
-      key,
-      className: entryName(entry),
-      isDefault: key === system.config.agent.default,
-    }))
+    .map(([key, entry]): AgentCatalogEntry => {
+      const template = isTemplateAgent(entry);
+      return {
+        key,
+        className: entryName(entry),
+        isDefault: key === system.config.agent.default,
+        template,
+        ...(template ? { description: TEMPLATE_AGENT_DESCRIPTION } : {}),
+      };
+    })
     .sort((left, right) => left.key.localeCompare(right.key));
 }
 

@@ -9,6 +9,7 @@ import {
 import {
   type Clock,
   createMessage,
+  createRedactor,
   EventBus,
   type JarvisEvent,
   type Message,
@@ -178,6 +179,25 @@ describe('InstrumentedEngine.generate', () => {
     });
     expect(records()).toEqual([
       expect.objectContaining({ success: false, error: failure.message, latencySeconds: 1.25 }),
+    ]);
+  });
+
+  it('publishes the error of a failed call redacted: the configured keys and any bearer token', async () => {
+    const clock = new ManualClock();
+    const bus = new EventBus({ recordHistory: true, clock });
+    const inner = new FakeEngine();
+    const redact = createRedactor(['office-key-7f3a9c']);
+    const engine = new InstrumentedEngine({ engine: inner, bus, clock, redact });
+    const failure = new Error('denied: Bearer tok_0123456789abcdef (key office-key-7f3a9c)');
+    inner.generateImpl = () => Promise.reject(failure);
+
+    await expect(engine.generate(MESSAGES, { model: 'small' })).rejects.toBe(failure);
+
+    const redacted = 'denied: Bearer [REDACTED] (key [REDACTED])';
+    expect(bus.history.map((event) => event.data)).toEqual([
+      expect.anything(),
+      expect.objectContaining({ success: false, error: redacted }),
+      { record: expect.objectContaining({ success: false, error: redacted }) },
     ]);
   });
 

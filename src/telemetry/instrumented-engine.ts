@@ -1,5 +1,6 @@
 import {
   type Clock,
+  createRedactor,
   describeError,
   type EventBus,
   elapsedSeconds,
@@ -8,6 +9,7 @@ import {
   type InferenceEngine,
   JarvisError,
   type Message,
+  type Redactor,
   type SignalOptions,
   type StreamChunk,
   systemClock,
@@ -27,7 +29,15 @@ export interface InstrumentedEngineOptions {
   readonly clock?: Clock;
   /** Prices per model, used for `costUsd`; models missing here cost 0. */
   readonly pricing?: PricingTable;
+  /**
+   * Applied to the error text of failed calls before it is published (configured keys); core's secret-shape
+   * redaction (bearer tokens, `api_key=...`, `sk-...`) is applied after it in any case.
+   */
+  readonly redact?: Redactor;
 }
+
+/** Core's redaction of secret shapes only (no known values). */
+const redactShapes = createRedactor();
 
 /** When and what a call started with. */
 interface CallStart {
@@ -53,6 +63,7 @@ export class InstrumentedEngine implements InferenceEngine {
   readonly #bus: EventBus;
   readonly #clock: Clock;
   readonly #prices: PriceList;
+  readonly #redact: Redactor;
 
   /** Throws a `JarvisError` when `engine` is instrumented already (every call would be recorded twice). */
   constructor(options: InstrumentedEngineOptions) {
@@ -67,6 +78,9 @@ export class InstrumentedEngine implements InferenceEngine {
     this.#bus = options.bus;
     this.#clock = options.clock ?? systemClock;
     this.#prices = new PriceList(options.pricing);
+    const redact = options.redact;
+    this.#redact =
+      redact === undefined ? redactShapes : (text: string) => redactShapes(redact(text));
   }
 
   /** Calls the wrapped engine's `generate`, publishing the events; a failure is recorded and rethrown. */
@@ -148,7 +162,7 @@ export class InstrumentedEngine implements InferenceEngine {
       latencySeconds: outcome.latencySeconds,
       ttftSeconds: outcome.ttftSeconds,
       costUsd: this.#prices.costUsd(start.model, usage),
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(outcome.error === undefined ? {} : { error: this.#redact(outcome.error) }),
     });
     this.#bus.publish('inference_end', inferenceEndPayload(record));
     this.#bus.publish('telemetry_record', { record });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GenerateResult, InferenceEngine } from '../core/engine.js';
-import { type Clock, createMessage, EventBus, Role } from '../core/index.js';
+import { type Clock, createMessage, createRedactor, EventBus, Role } from '../core/index.js';
 import { InstrumentedEngine } from './instrumented-engine.js';
 import type { TelemetryRecord } from './telemetry-record.js';
 import {
@@ -406,5 +406,81 @@ describe('TelemetryStore.attach', () => {
     bus.publish('telemetry_record', { record: record({ timestampMs: 3 }) });
     expect(bus.hasSubscribers('telemetry_record')).toBe(false);
     expect(store.writeFailures).toBe(0);
+  });
+});
+
+describe('TelemetryStore redaction', () => {
+  const clock: Clock = { nowMs: () => 7_000, monotonicMs: () => 0 };
+  const CONFIGURED_KEY = 'office-key-7f3a9c';
+  const BEARER = 'tok_0123456789abcdef';
+
+  function failingEngine(message: string): InferenceEngine {
+    return {
+      engineId: 'openai',
+      generate: async () => {
+        throw new Error(message);
+      },
+      stream: () => {
+        throw new Error('not used');
+      },
+      listModels: async () => [],
+      health: async () => true,
+      close: async () => {},
+    };
+  }
+
+  function storedErrors(dbPath: string): string[] {
+    return inspect(dbPath, (db) =>
+      (db.prepare('SELECT error FROM telemetry').all() as { error: string }[]).map(
+        (row) => row.error,
+      ),
+    );
+  }
+
+  it('stores an inference error carrying a bearer token and a configured key redacted', async () => {
+    const dbPath = join(directory, 'telemetry.db');
+    const store = new TelemetryStore({ dbPath, redact: createRedactor([CONFIGURED_KEY]) });
+    openStores.push(store);
+    const bus = new EventBus({ clock });
+    store.attach(bus);
+    const message = `401 from http://127.0.0.1:9/v1: Authorization: Bearer ${BEARER} rejected; key ${CONFIGURED_KEY} unknown`;
+    const engine = new InstrumentedEngine({ engine: failingEngine(message), bus, clock });
+
+    await expect(
+      engine.generate([createMessage(Role.USER, 'hello')], { model: 'small' }),
+    ).rejects.toThrow(BEARER);
+
+    const [stored] = storedErrors(dbPath);
+    expect(stored).toBe(
+      '401 from http://127.0.0.1:9/v1: Authorization: Bearer [REDACTED] rejected; key [REDACTED] unknown',
+    );
+    expect(store.recent(1)[0]?.error).toBe(stored);
+  });
+
+  it('redacts every text of a record given directly, with secret shapes redacted by default', () => {
+    const dbPath = join(directory, 'telemetry.db');
+    const store = new TelemetryStore({ dbPath, redact: createRedactor([CONFIGURED_KEY]) });
+    openStores.push(store);
+    store.record(
+      record({
+        model: `model-${CONFIGURED_KEY}`,
+        engine: 'openai',
+        success: false,
+        error: `api_key="${CONFIGURED_KEY}" and Bearer ${BEARER}`,
+      }),
+    );
+    const plain = openStore(join(directory, 'plain.db'));
+    plain.record(
+      record({ success: false, error: `Bearer ${BEARER}; sk-proj-abcdefghijklmnopqrst` }),
+    );
+
+    expect(store.recent(1)[0]).toMatchObject({
+      model: 'model-[REDACTED]',
+      error: 'api_key="[REDACTED]" and Bearer [REDACTED]',
+    });
+    expect(plain.recent(1)[0]?.error).toBe('Bearer [REDACTED]; [REDACTED]');
+    store.close();
+    expect(readFileSync(dbPath).includes(CONFIGURED_KEY)).toBe(false);
+    expect(readFileSync(dbPath).includes(BEARER)).toBe(false);
   });
 });

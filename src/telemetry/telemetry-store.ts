@@ -1,4 +1,4 @@
-import { type EventBus, JarvisError } from '../core/index.js';
+import { createRedactor, type EventBus, JarvisError, type Redactor } from '../core/index.js';
 import { findTelemetryRecordProblem, type TelemetryRecord } from './telemetry-record.js';
 import {
   openTelemetryDatabase,
@@ -15,7 +15,16 @@ import {
 export interface TelemetryStoreOptions {
   /** The SQLite file (its folders are created), or `:memory:`. */
   readonly dbPath: string;
+  /**
+   * Applied to every text stored (model, engine, error), e.g. core's `createRedactor(configSecrets(...))` so
+   * configured keys never reach the file; core's secret-shape redaction (bearer tokens, `api_key=...`, `sk-...`)
+   * is applied after it in any case.
+   */
+  readonly redact?: Redactor;
 }
+
+/** Core's redaction of secret shapes only (no known values). */
+const redactShapes = createRedactor();
 
 const INSERT_SQL = `
 INSERT INTO telemetry (timestamp_ms, model, engine, prompt_tokens, completion_tokens, total_tokens,
@@ -52,10 +61,14 @@ export class TelemetryStore {
   readonly #subscriptions = new Set<() => void>();
   #writeFailures = 0;
   #lastWriteError: unknown;
+  readonly #redact: Redactor;
 
   /** Opens or creates the database; throws a `JarvisError` naming the file when it cannot be used. */
   constructor(options: TelemetryStoreOptions) {
     this.dbPath = options.dbPath;
+    const redact = options.redact;
+    this.#redact =
+      redact === undefined ? redactShapes : (text: string) => redactShapes(redact(text));
     const db = openTelemetryDatabase(options.dbPath);
     this.#db = db;
     this.#statements = {
@@ -75,7 +88,7 @@ export class TelemetryStore {
     return this.#lastWriteError;
   }
 
-  /** Stores one record; throws a `JarvisError` for an invalid record or a closed store. */
+  /** Stores one record, its texts redacted; throws a `JarvisError` for an invalid record or a closed store. */
   record(record: TelemetryRecord): void {
     this.#open();
     const problem = findTelemetryRecordProblem(record);
@@ -87,8 +100,10 @@ export class TelemetryStore {
     }
     this.#statements.insert.run({
       ...record,
+      model: this.#redact(record.model),
+      engine: this.#redact(record.engine),
       success: record.success ? 1 : 0,
-      error: record.error ?? null,
+      error: record.error === undefined ? null : this.#redact(record.error),
     });
   }
 
