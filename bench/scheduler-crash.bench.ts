@@ -55,7 +55,8 @@ interface CrashRun {
 async function crashRun(dbPath: string, effects: string, durationMs: number, seed: number) {
   const store = new SchedulerStore({ dbPath });
   try {
-    const setup = new TaskScheduler({ store });
+    // a person may allow intervals below the default 1 s minimum (the crash run needs a busy schedule)
+    const setup = new TaskScheduler({ store, minIntervalMs: INTERVAL_MS });
     const intervals = Array.from({ length: INTERVAL_TASKS }, (_, i) =>
       setup.createTask({
         prompt: `interval ${i}`,

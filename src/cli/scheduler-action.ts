@@ -1,4 +1,4 @@
-import { JarvisError } from '../core/index.js';
+import { JarvisError, safeForTerminal } from '../core/index.js';
 import {
   type JarvisSystem,
   runToDict,
@@ -10,10 +10,12 @@ import { CliExit, UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { type JarvisFlags, openJarvis } from './jarvis-options.js';
 import {
+  formatDeleted,
   formatInstant,
   formatRunTable,
   formatTaskSummary,
   formatTaskTable,
+  safeCell,
 } from './scheduler-format.js';
 
 /** Flags of `jarvis scheduler create`. */
@@ -91,11 +93,12 @@ const tableWidth = (io: CliIo): number | undefined =>
 
 /** Why a task has no runs yet, and how to get one. */
 function noRunsMessage(task: ScheduledTask): string {
+  const id = safeCell(task.id);
   if (task.status === 'cancelled' || task.status === 'completed')
-    return `Task ${task.id} never ran (it is ${task.status}).\n`;
+    return `Task ${id} never ran (it is ${task.status}).\n`;
   const when =
     task.nextRunMs === undefined ? 'no next run' : `next run ${formatInstant(task.nextRunMs)}`;
-  return `Task ${task.id} has not run yet (${task.status}, ${when}); \`jarvis scheduler start\` runs due tasks, \`jarvis scheduler run-now ${task.id}\` runs it now.\n`;
+  return `Task ${id} has not run yet (${safeCell(task.status)}, ${when}); \`jarvis scheduler start\` runs due tasks, \`jarvis scheduler run-now ${id}\` runs it now.\n`;
 }
 
 /** Refuses an agent or tool nobody registered before the task is saved (it would fail at every run). */
@@ -175,6 +178,21 @@ export async function runSchedulerTransition(
   });
 }
 
+/**
+ * `jarvis scheduler delete <id>`: removes the task and its run history for good. A task with a running
+ * occurrence is refused (exit 1, saying what to do); an unknown id is a usage error (exit 2).
+ */
+export async function runSchedulerDelete(
+  taskId: string,
+  flags: JarvisFlags,
+  io: CliIo,
+): Promise<void> {
+  await withSystem(flags, io, (system) => {
+    const { task, runsDeleted } = system.scheduler().deleteTask(taskId);
+    io.stdout.write(formatDeleted(task, runsDeleted));
+  });
+}
+
 /** `jarvis scheduler logs <id>`: the task's recent runs, newest first. */
 export async function runSchedulerLogs(
   taskId: string,
@@ -202,11 +220,14 @@ export async function runSchedulerRunNow(
     await system.engine(io.signal);
     const run = await scheduler.runNow(taskId, { signal: io.signal });
     if (flags.json === true) io.stdout.write(toJson(runToDict(run)));
-    else if (run.success)
-      io.stdout.write(run.result.endsWith('\n') ? run.result : `${run.result}\n`);
+    else if (run.success) {
+      const answer = safeForTerminal(run.result);
+      io.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
+    }
     if (!run.success) {
+      const id = safeCell(taskId);
       io.stderr.write(
-        `error: task ${taskId} failed: ${run.error}\n(the run is recorded: \`jarvis scheduler logs ${taskId}\`)\n`,
+        `error: task ${id} failed: ${safeForTerminal(run.error)}\n(the run is recorded: \`jarvis scheduler logs ${id}\`)\n`,
       );
       throw new CliExit(1);
     }

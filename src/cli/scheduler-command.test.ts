@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../testing/index.js';
 import type { CliIo } from './cli-io.js';
@@ -87,7 +88,7 @@ describe('jarvis scheduler create', () => {
     const id = /^Created task (\w+)$/m.exec(run.stdout)?.[1];
     expect(id).toMatch(/^\w{16}$/);
     expect(run.stdout).toMatch(/status: {3}active/);
-    expect(run.stdout).toMatch(/next run: \d{4}-\d\d-\d\dT09:00:00Z/);
+    expect(run.stdout).toMatch(/next run: \d{4}-\d\d-\d\dT09:00:00\+00:00\n/);
     expect(run.stdout).toContain('agent:    orchestrator (tools: calculator,think)');
 
     const list = await jarvis(['scheduler', 'list']);
@@ -95,7 +96,9 @@ describe('jarvis scheduler create', () => {
     const lines = list.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+TYPE\s+VALUE\s+NEXT RUN\s+LAST RUN\s+PROMPT$/);
     expect(lines[1]).toMatch(
-      new RegExp(`^${id}\\s+active\\s+cron\\s+0 9 \\* \\* \\*\\s+\\S+Z\\s+-\\s+Summa`),
+      new RegExp(
+        `^${id}\\s+active\\s+cron\\s+0 9 \\* \\* \\*\\s+\\S+T09:00:00\\+00:00\\s+-\\s+Summa`,
+      ),
     );
   });
 
@@ -223,7 +226,7 @@ describe('jarvis scheduler run-now and logs', () => {
     expect(logs.code).toBe(0);
     const [header, row] = logs.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^SCHEDULED\s+STARTED\s+FINISHED\s+STATUS\s+ATTEMPT\s+RESULT \/ ERROR$/);
-    expect(row).toMatch(/Z\s+\S+Z\s+\S+Z\s+succeeded\s+1\s+All disks are fine\.$/);
+    expect(row).toMatch(/^(\S+\+00:00\s+){3}succeeded\s+1\s+All disks are fine\.$/);
     const json = JSON.parse((await jarvis(['scheduler', 'logs', String(id), '--json'])).stdout);
     expect(json).toMatchObject([
       {
@@ -255,7 +258,7 @@ describe('jarvis scheduler run-now and logs', () => {
 describe('jarvis scheduler start', () => {
   it('runs due tasks, reports each start and end on stderr, and stops cleanly when aborted', async () => {
     const engine = await scriptedEngineFlags('pong');
-    const { id } = await createTask('ping', '--type', 'interval', '--value', '0.05');
+    const { id } = await createTask('ping', '--type', 'interval', '--value', '1');
     const controller = new AbortController();
     const run = await jarvis(['scheduler', 'start', ...engine], {
       signal: controller.signal,
@@ -289,5 +292,115 @@ describe('jarvis scheduler start', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: /m);
     expect(run.stderr).not.toContain('Scheduler running');
+  });
+});
+
+describe('jarvis scheduler hardening (issue 13)', () => {
+  it('delete removes the task and its run history; an unknown id exits 2', async () => {
+    const { id } = await createTask('Ping', '--type', 'interval', '--value', '60');
+    const db = new Database(join(home, 'scheduler.db'));
+    db.prepare(
+      "INSERT INTO task_runs (task_id, scheduled_ms, status, finished_ms) VALUES (?, 1, 'missed', 1)",
+    ).run(id);
+    db.close();
+    const deleted = await jarvis(['scheduler', 'delete', String(id)]);
+    expect(deleted).toMatchObject({ code: 0, stderr: '' });
+    expect(deleted.stdout).toBe(
+      `Deleted task ${id} (active, interval 60) and its 1 run-log entry.\n`,
+    );
+    expect((await jarvis(['scheduler', 'list', '--json'])).stdout).toBe('[]\n');
+    const again = await jarvis(['scheduler', 'delete', String(id)]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toBe(
+      `error: Task not found: ${id}; see the task ids with \`jarvis scheduler list\`\n`,
+    );
+  });
+
+  it('delete refuses a task that is running now and says what to do (exit 1)', async () => {
+    const { id } = await createTask('Ping', '--type', 'interval', '--value', '60');
+    const db = new Database(join(home, 'scheduler.db'));
+    db.prepare(
+      `INSERT INTO task_runs (task_id, scheduled_ms, status, attempt, lease_owner, lease_expires_ms, started_ms)
+       VALUES (?, 1, 'running', 1, 'other', ?, ?)`,
+    ).run(id, Date.parse('2999-01-01T00:00:00Z'), Date.parse('2026-03-01T09:00:00Z'));
+    db.close();
+    const run = await jarvis(['scheduler', 'delete', String(id)]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `error: Task ${id} is running now since 2026-03-01T09:00:00+00:00; it was not deleted. Wait for the run to end (or stop the scheduler running it), then delete it again; \`cancel\` stops further runs meanwhile\n`,
+    );
+    expect(JSON.parse((await jarvis(['scheduler', 'list', '--json'])).stdout)).toHaveLength(1);
+  });
+
+  it('create, list and logs print instants one way, the way --json starts them', async () => {
+    const created = await jarvis([
+      'scheduler',
+      'create',
+      'Call Ana',
+      '--type',
+      'once',
+      '--value',
+      '2099-06-01T09:30:00.250Z',
+    ]);
+    expect(created.stdout).toContain('  next run: 2099-06-01T09:30:00+00:00\n');
+    const list = await jarvis(['scheduler', 'list']);
+    expect(list.stdout).toMatch(
+      / once +2099-06-01T09:30:00.250Z +2099-06-01T09:30:00\+00:00 +- +Call Ana\n/,
+    );
+    const [task] = JSON.parse((await jarvis(['scheduler', 'list', '--json'])).stdout);
+    expect(task.next_run).toBe('2099-06-01T09:30:00.250000+00:00');
+    const id = String(task.id);
+    const none = await jarvis(['scheduler', 'logs', id]);
+    expect(none.stderr).toContain(`(active, next run 2099-06-01T09:30:00+00:00)`);
+  });
+
+  it('list shows stored prompts with escape sequences made visible (--json keeps them exact)', async () => {
+    const prompt =
+      'see \u001b]8;;https://evil.example\u0007this\u001b]8;;\u0007\u001b[2K\u001b[1A done';
+    const { id } = await createTask(prompt, '--type', 'interval', '--value', '60');
+    const list = await jarvis(['scheduler', 'list']);
+    expect(list.stdout).not.toContain('\u001b');
+    expect(list.stdout).toContain(
+      'see ^[]8;;https://evil.example\\u{7}this^[]8;;\\u{7}^[[2K^[[1A done',
+    );
+    const paused = await jarvis(['scheduler', 'pause', String(id)]);
+    expect(paused.stdout).not.toContain('\u001b');
+    expect(JSON.parse((await jarvis(['scheduler', 'list', '--json'])).stdout)[0].prompt).toBe(
+      prompt,
+    );
+  });
+
+  it('run-now shows a stored answer with escape sequences made visible', async () => {
+    const engine = await scriptedEngineFlags('ok \u001b]0;owned\u0007\u001b[2J done');
+    const { id } = await createTask('Hi', '--type', 'interval', '--value', '3600');
+    const run = await jarvis(['scheduler', 'run-now', String(id), ...engine]);
+    expect(run).toMatchObject({ code: 0, stdout: 'ok ^[]0;owned\\u{7}^[[2J done\n' });
+    const logs = await jarvis(['scheduler', 'logs', String(id)]);
+    expect(logs.stdout).toContain('ok ^[]0;owned\\u{7}^[[2J done');
+  });
+
+  it.each(['@daily', '@hourly', '@weekly', '@monthly', '@yearly', '@annually', '@midnight'])(
+    'accepts the cron nickname %s',
+    async (nickname) => {
+      const task = await createTask('Report', '--type', 'cron', '--value', nickname);
+      expect(task).toMatchObject({ schedule_type: 'cron', schedule_value: nickname });
+      expect(task.next_run).toMatch(/T\d\d:00:00\+00:00$/);
+    },
+  );
+
+  it.each([
+    [
+      ['--type', 'once', '--value', '2020-01-01T00:00:00Z'],
+      "error: once time '2020-01-01T00:00:00Z' (2020-01-01T00:00:00+00:00) is in the past (now ",
+    ],
+    [
+      ['--type', 'interval', '--value', '0.001'],
+      "error: invalid interval '0.001' (shorter than the minimum of 1 s): give a number of seconds from 1 to 315360000",
+    ],
+  ])('refuses %j (exit 2) saying what is accepted', async (flags, message) => {
+    const run = await jarvis(['scheduler', 'create', 'p', ...flags]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect((await jarvis(['scheduler', 'list', '--json'])).stdout).toBe('[]\n');
   });
 });

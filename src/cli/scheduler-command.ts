@@ -7,17 +7,20 @@ const EXAMPLES = `
 Examples:
   $ jarvis scheduler create "Summarise the news" --type cron --value "0 9 * * *" --tools web_search
   $ jarvis scheduler create "Check the disk space" --type interval --value 3600
+  $ jarvis scheduler create "Weekly report" --type cron --value @weekly
   $ jarvis scheduler create "Remind me to call Ana" --type once --value 2026-03-01T09:00:00Z
   $ jarvis scheduler list --status active
   $ jarvis scheduler logs <task-id> --limit 5
+  $ jarvis scheduler delete <task-id>
   $ jarvis scheduler start --engine ollama --model qwen3:8b
 `;
 
 const TYPE_HELP =
-  "cron: 5 fields such as '0 9 * * 1-5' (UTC unless --timezone); interval: seconds such as 3600; " +
-  "once: an ISO 8601 date-time such as '2026-03-01T09:00:00Z' (no offset means UTC)";
+  "cron: 5 fields such as '0 9 * * 1-5' or @hourly, @daily, @weekly, @monthly, @yearly (UTC unless --timezone); " +
+  'interval: seconds such as 3600 (at least 1 unless configured); ' +
+  "once: a future ISO 8601 date-time such as '2026-03-01T09:00:00Z' (no offset means UTC)";
 
-/** Registers `jarvis scheduler create|list|pause|resume|cancel|logs|run-now|start`. */
+/** Registers `jarvis scheduler create|list|pause|resume|cancel|delete|logs|run-now|start`. */
 export function registerSchedulerCommand(program: Command, io: CliIo): void {
   const scheduler = program
     .command('scheduler')
@@ -27,6 +30,7 @@ export function registerSchedulerCommand(program: Command, io: CliIo): void {
   registerList(scheduler, io);
   for (const action of ['pause', 'resume', 'cancel'] as const)
     registerTransition(scheduler, io, action);
+  registerDelete(scheduler, io);
   registerLogs(scheduler, io);
   registerRunNow(scheduler, io);
   registerStart(scheduler, io);
@@ -90,6 +94,19 @@ function registerTransition(
   addJarvisFlags(command, { engine: false }).action(async (taskId: string, flags: JarvisFlags) => {
     const { runSchedulerTransition } = await import('./scheduler-action.js');
     await runSchedulerTransition(action, taskId, flags, io);
+  });
+}
+
+function registerDelete(scheduler: Command, io: CliIo): void {
+  const command = scheduler
+    .command('delete')
+    .description(
+      'Delete a task and its run history for good (refused while it is running; `cancel` keeps the history).',
+    )
+    .argument('<id>', 'task id (see `jarvis scheduler list`)');
+  addJarvisFlags(command, { engine: false }).action(async (taskId: string, flags: JarvisFlags) => {
+    const { runSchedulerDelete } = await import('./scheduler-action.js');
+    await runSchedulerDelete(taskId, flags, io);
   });
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus } from '../core/index.js';
+import { EventBus, isTerminalSafe } from '../core/index.js';
 import type { ScheduledTask, TaskRun } from '../sdk/index.js';
 import {
+  formatDeleted,
   formatInstant,
   formatRunTable,
   formatTable,
@@ -27,6 +28,8 @@ const task: ScheduledTask = {
   tools: 'web_search',
   metadata: {},
   createdMs: AT - 1000,
+  createdBy: 'person',
+  allowedTools: undefined,
 };
 
 const run: TaskRun = {
@@ -45,9 +48,9 @@ const run: TaskRun = {
 };
 
 describe('scheduler output formatting', () => {
-  it('prints instants in UTC ISO 8601, milliseconds only when there are some', () => {
-    expect(formatInstant(AT)).toBe('2026-03-01T09:00:00Z');
-    expect(formatInstant(AT + 25)).toBe('2026-03-01T09:00:00.025Z');
+  it('prints every instant one way: ISO 8601 in UTC with its offset, to the second', () => {
+    expect(formatInstant(AT)).toBe('2026-03-01T09:00:00+00:00');
+    expect(formatInstant(AT + 999)).toBe('2026-03-01T09:00:00+00:00'); // cut, never rounded up
     expect(formatInstant(undefined)).toBe('-');
   });
 
@@ -73,9 +76,9 @@ describe('scheduler output formatting', () => {
 
   it('lists tasks with their time zone and the prompt on one line, cut at 80 characters when piped', () => {
     const [header, row] = formatTaskTable([task], undefined).trimEnd().split('\n');
-    expect(header).toMatch(/^ID {16}STATUS {2}TYPE {2}VALUE {24}NEXT RUN {14}LAST RUN {2}PROMPT$/);
+    expect(header).toMatch(/^ID {16}STATUS {2}TYPE {2}VALUE {24}NEXT RUN {19}LAST RUN {2}PROMPT$/);
     expect(row).toBe(
-      'a1b2c3d4e5f60718  active  cron  0 9 * * 1-5 (Europe/Berlin)  2026-03-01T09:00:00Z  -         ' +
+      'a1b2c3d4e5f60718  active  cron  0 9 * * 1-5 (Europe/Berlin)  2026-03-01T09:00:00+00:00  -         ' +
         'Summarise the news of the day for me, with the three most important stories fir…', // 80 characters
     );
   });
@@ -83,7 +86,7 @@ describe('scheduler output formatting', () => {
   it('shows a failed run with its error and attempt', () => {
     const [, row] = formatRunTable([run], 200).trimEnd().split('\n');
     expect(row).toBe(
-      '2026-03-01T09:00:00Z  2026-03-01T09:00:00.005Z  2026-03-01T09:00:01.250Z  failed  2        engine unreachable',
+      '2026-03-01T09:00:00+00:00  2026-03-01T09:00:00+00:00  2026-03-01T09:00:01+00:00  failed  2        engine unreachable',
     );
   });
 
@@ -93,7 +96,7 @@ describe('scheduler output formatting', () => {
         'Created task a1b2c3d4e5f60718',
         '  status:   active',
         '  schedule: cron 0 9 * * 1-5 (Europe/Berlin)',
-        '  next run: 2026-03-01T09:00:00Z',
+        '  next run: 2026-03-01T09:00:00+00:00',
         '  agent:    orchestrator (tools: web_search)',
         '',
       ].join('\n'),
@@ -101,6 +104,39 @@ describe('scheduler output formatting', () => {
     expect(formatTaskSummary('Cancelled', { ...task, nextRunMs: undefined })).toContain(
       'next run: none',
     );
+    const byAgent = { ...task, createdBy: 'agent' as const, allowedTools: ['web_search', 'think'] };
+    expect(formatTaskSummary('Paused', byAgent)).toContain(
+      '  created:  by an agent (may use: web_search, think)\n',
+    );
+  });
+
+  it('shows stored text that did not come from us with its escape sequences made visible', () => {
+    const hostile = {
+      ...task,
+      prompt:
+        'click \u001b]8;;https://evil.example\u0007here\u001b]8;;\u0007 \u001b[2K\u202egnp.exe',
+      scheduleValue: '0 9 * * *\u001b[1A',
+      agent: 'simple\u001b[31m',
+    };
+    const table = formatTaskTable([hostile], undefined);
+    const summary = formatTaskSummary('Created', hostile);
+    const logs = formatRunTable([{ ...run, error: 'boom\u001b[2J\r\nline 2' }], 200);
+    for (const text of [table, summary, logs, formatDeleted(hostile, 3)]) {
+      expect(isTerminalSafe(text)).toBe(true);
+    }
+    expect(table).toContain(
+      'click ^[]8;;https://evil.example\\u{7}here^[]8;;\\u{7} ^[[2K\\u{202e}gnp.exe',
+    );
+    expect(table).toContain('0 9 * * *^[[1A');
+    expect(summary).toContain('agent:    simple^[[31m');
+    expect(logs).toContain('boom^[[2J line 2');
+  });
+
+  it('says what delete removed', () => {
+    expect(formatDeleted(task, 1)).toBe(
+      'Deleted task a1b2c3d4e5f60718 (active, cron 0 9 * * 1-5) and its 1 run-log entry.\n',
+    );
+    expect(formatDeleted(task, 0)).toContain('its 0 run-log entries.');
   });
 });
 
@@ -129,8 +165,8 @@ describe('scheduler activity lines', () => {
     off();
     bus.publish('scheduler_task_start', { ...occurrence, prompt: 'unseen' });
     expect(lines).toEqual([
-      '2026-03-01T09:00:00Z task t1 started (scheduled 2026-03-01T09:00:00Z, attempt 1): ping\n',
-      '2026-03-01T09:00:00Z task t1 succeeded in 0.00 s: pong\n',
+      '2026-03-01T09:00:00+00:00 task t1 started (scheduled 2026-03-01T09:00:00+00:00, attempt 1): ping\n',
+      '2026-03-01T09:00:00+00:00 task t1 succeeded in 0.00 s: pong\n',
     ]);
   });
 
@@ -142,12 +178,12 @@ describe('scheduler activity lines', () => {
         task_id: 't1',
         success: false,
         result: '',
-        error: 'boom\nat line 2',
+        error: 'boom\nat line 2 \u001b[2K\u001b]8;;x\u0007',
         recorded: false,
       },
     };
     expect(formatTaskEnd(event, AT)).toBe(
-      '2026-03-01T09:00:01.500Z task t1 failed in 1.50 s: boom at line 2 (not recorded: another scheduler process took it over)\n',
+      '2026-03-01T09:00:01+00:00 task t1 failed in 1.50 s: boom at line 2 ^[[2K^[]8;;x\\u{7} (not recorded: another scheduler process took it over)\n',
     );
   });
 

@@ -1,17 +1,29 @@
+import { safeForTerminal } from '../core/index.js';
 import type { ScheduledTask, TaskRun } from '../sdk/index.js';
 
 /** The narrowest a truncated text column gets, however narrow the terminal. */
 const MIN_TEXT_COLUMN = 16;
 
-/** An instant as ISO 8601 in UTC, milliseconds shown only when there are some; `-` when there is none. */
+/**
+ * An instant for people, the one format of every scheduler command: ISO 8601 in UTC with its offset, to the
+ * second (`2026-12-01T12:00:00+00:00`, what the JSON output's instants start with); `-` when there is none.
+ */
 export function formatInstant(epochMs: number | undefined): string {
-  if (epochMs === undefined) return '-';
-  return new Date(epochMs).toISOString().replace('.000Z', 'Z');
+  if (epochMs === undefined || !Number.isFinite(epochMs)) return '-';
+  return new Date(Math.floor(epochMs / 1000) * 1000).toISOString().replace('.000Z', '+00:00');
 }
 
-/** Puts `text` on one line and cuts it to `maxChars` characters, ending with `…` when cut. */
+/** Stored text (prompts, schedule values, answers, errors) on one line, escape sequences shown visibly. */
+export function safeCell(text: string): string {
+  return safeForTerminal(text, { singleLine: true });
+}
+
+/**
+ * Puts `text` on one line (whitespace runs become one space; escape sequences are shown visibly) and cuts it to
+ * `maxChars` characters, ending with `…` when cut.
+ */
 export function truncate(text: string, maxChars: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = safeForTerminal(text.replace(/\s+/g, ' ').trim(), { singleLine: true });
   if (line.length <= maxChars) return line;
   return `${line.slice(0, Math.max(0, maxChars - 1))}…`;
 }
@@ -26,9 +38,13 @@ const PIPED_TEXT_COLUMN = 80;
  */
 export function formatTable(
   header: readonly string[],
-  rows: readonly (readonly string[])[],
+  unsafeRows: readonly (readonly string[])[],
   widthColumns: number | undefined,
 ): string {
+  const last = header.length - 1;
+  const rows = unsafeRows.map((row) =>
+    row.map((cell, column) => (column < last ? safeCell(cell) : cell)),
+  );
   const fixed = header
     .slice(0, -1)
     .map((title, column) =>
@@ -83,14 +99,30 @@ export function formatRunTable(runs: readonly TaskRun[], widthColumns: number | 
   );
 }
 
+/** Who created a task, and for an agent's task the tools it may use (the line only agent tasks get). */
+function originLine(task: ScheduledTask): string[] {
+  if (task.createdBy !== 'agent') return [];
+  const allowed = task.allowedTools ?? [];
+  return [
+    `  created:  by an agent (may use: ${allowed.length === 0 ? 'no tools' : safeCell(allowed.join(', '))})`,
+  ];
+}
+
 /** What `create`, `pause`, `resume` and `cancel` print about the task they changed. */
 export function formatTaskSummary(verb: string, task: ScheduledTask): string {
+  const zone = task.timezone === 'UTC' ? '' : ` (${safeCell(task.timezone)})`;
   return [
-    `${verb} task ${task.id}`,
-    `  status:   ${task.status}`,
-    `  schedule: ${task.scheduleType} ${task.scheduleValue}${task.timezone === 'UTC' ? '' : ` (${task.timezone})`}`,
+    `${verb} task ${safeCell(task.id)}`,
+    `  status:   ${safeCell(task.status)}`,
+    `  schedule: ${safeCell(task.scheduleType)} ${safeCell(task.scheduleValue)}${zone}`,
     `  next run: ${task.nextRunMs === undefined ? 'none' : formatInstant(task.nextRunMs)}`,
-    `  agent:    ${task.agent}${task.tools === '' ? '' : ` (tools: ${task.tools})`}`,
+    `  agent:    ${safeCell(task.agent)}${task.tools === '' ? '' : ` (tools: ${safeCell(task.tools)})`}`,
+    ...originLine(task),
     '',
   ].join('\n');
+}
+
+/** What `delete` prints: the task removed and how many run-log entries went with it. */
+export function formatDeleted(task: ScheduledTask, runsDeleted: number): string {
+  return `Deleted task ${safeCell(task.id)} (${safeCell(task.status)}, ${safeCell(task.scheduleType)} ${safeCell(task.scheduleValue)}) and its ${runsDeleted} run-log entr${runsDeleted === 1 ? 'y' : 'ies'}.\n`;
 }

@@ -2,7 +2,7 @@ import type { EventBus, JarvisEvent } from '../core/index.js';
 import type { CliIo, CliStream } from './cli-io.js';
 import { type JarvisFlags, openJarvis } from './jarvis-options.js';
 import { schedulerUsageError } from './scheduler-action.js';
-import { formatInstant, truncate } from './scheduler-format.js';
+import { formatInstant, safeCell, truncate } from './scheduler-format.js';
 
 const PREVIEW_CHARS = 80;
 
@@ -16,16 +16,16 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** The event's ISO 8601 instant (`…:48.337000+00:00`) in the CLI's shorter form; as is when unreadable. */
+/** The event's ISO 8601 instant (`…:48.337000+00:00`) in the CLI's one format; as is (made safe) when unreadable. */
 function instant(value: unknown): string {
   const epochMs = Date.parse(text(value));
-  return Number.isNaN(epochMs) ? text(value) : formatInstant(epochMs);
+  return Number.isNaN(epochMs) ? safeCell(text(value)) : formatInstant(epochMs);
 }
 
 /** One stderr line for a task that started: when, which task and occurrence, and its prompt. */
 export function formatTaskStart(event: SchedulerEvent): string {
   const { data } = event;
-  return `${formatInstant(event.timestampMs)} task ${text(data.task_id)} started (scheduled ${instant(data.scheduled_for)}, attempt ${String(data.attempt)}): ${truncate(text(data.prompt), PREVIEW_CHARS)}\n`;
+  return `${formatInstant(event.timestampMs)} task ${safeCell(text(data.task_id))} started (scheduled ${instant(data.scheduled_for)}, attempt ${String(data.attempt)}): ${truncate(text(data.prompt), PREVIEW_CHARS)}\n`;
 }
 
 /** One stderr line for a task that ended: succeeded or failed, how long it took, and its answer or error. */
@@ -39,7 +39,7 @@ export function formatTaskEnd(event: SchedulerEvent, startedMs: number | undefin
       : `failed${took}: ${truncate(text(data.error), PREVIEW_CHARS)}`;
   const lost =
     data.recorded === false ? ' (not recorded: another scheduler process took it over)' : '';
-  return `${formatInstant(event.timestampMs)} task ${text(data.task_id)} ${outcome}${lost}\n`;
+  return `${formatInstant(event.timestampMs)} task ${safeCell(text(data.task_id))} ${outcome}${lost}\n`;
 }
 
 /** Prints a line per task start and end on `stream`; returns the unsubscribe function. */

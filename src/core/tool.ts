@@ -10,6 +10,11 @@ export interface ToolContext {
   readonly callId?: string;
   /** The bus the call is reported on, for tools that publish their own events. */
   readonly bus?: EventBus;
+  /**
+   * Names of every tool of the run this call belongs to (the executor's tools), for tools that must not grant
+   * more than the run has (the scheduler's `schedule_task`).
+   */
+  readonly runToolNames?: readonly string[];
 }
 
 /** Arguments as a tool receives them: a plain object, validated against the spec by the executor. */

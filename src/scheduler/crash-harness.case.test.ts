@@ -123,6 +123,7 @@ export async function drain(
     owner: 'drain',
     concurrency: 64,
     maxAttempts: 1_000,
+    maxRunsPerTaskPerMinute: 1_000_000,
     runTask: async (request) => {
       appendFileSync(effects, `${request.occurrenceKey} ${request.attempt} drain\n`);
       return 'ok';

@@ -20,6 +20,7 @@ const scheduler = new TaskScheduler({
   leaseMs: Number(leaseText ?? '2000'),
   maxAttempts: 1_000,
   maxSleepMs: 200,
+  maxRunsPerTaskPerMinute: 1_000_000, // the crash runs' interval tasks come due several times a second
   runTask: async (request) => {
     appendFileSync(effectsFile, `${request.occurrenceKey} ${request.attempt} ${owner}\n`);
     await delay(Math.floor(Math.random() * 8));

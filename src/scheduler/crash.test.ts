@@ -25,7 +25,7 @@ afterEach(async () => {
 
 /** Creates the once tasks (from 1.5 s from now, spaced out) and the interval tasks; returns the latter. */
 function createTasks(store: SchedulerStore) {
-  const setup = new TaskScheduler({ store });
+  const setup = new TaskScheduler({ store, minIntervalMs: 100 }); // a person may allow short intervals
   const startMs = systemClock.nowMs() + 1_500;
   for (let i = 0; i < ONCE_TASKS; i += 1) {
     const when = new Date(startMs + i * ONCE_SPACING_MS).toISOString();

@@ -1,7 +1,8 @@
-export { formatIsoInstant, parseIsoInstant } from './instant.js';
+export { formatIsoInstant, formatIsoSeconds, parseIsoInstant } from './instant.js';
 export { type OccurrencePlan, type PlanOptions, planOccurrences } from './occurrence-plan.js';
 export { pythonJsonDumps } from './python-json.js';
 export {
+  DEFAULT_MIN_INTERVAL_MS,
   describeNextRun,
   firstRunMs,
   occurrenceAfterMs,
@@ -9,6 +10,7 @@ export {
   SCHEDULE_TYPES,
   type Schedule,
   type ScheduleInput,
+  type ScheduleLimits,
   type ScheduleType,
   validateSchedule,
 } from './schedule.js';
@@ -16,6 +18,7 @@ export { SchedulerError, type SchedulerErrorCode } from './scheduler-error.js';
 export {
   type ClaimDueOptions,
   type CompleteRunOptions,
+  type DeletedTask,
   expandHome,
   type LeaseOptions,
   SchedulerStore,
@@ -33,6 +36,7 @@ export {
 } from './scheduler-tools.js';
 export {
   type CreateTaskOptions,
+  DEFAULT_MAX_RUNS_PER_TASK_PER_MINUTE,
   type RunTask,
   type RunTaskRequest,
   TaskScheduler,
@@ -45,7 +49,9 @@ export {
   type RunClaim,
   type RunStatus,
   type ScheduledTask,
+  TASK_ORIGINS,
   TASK_STATUSES,
+  type TaskOrigin,
   type TaskRun,
   type TaskStatus,
 } from './task-types.js';

@@ -71,3 +71,11 @@ export function formatIsoInstant(epochMs: number): string {
   const milliseconds = date.getUTCMilliseconds();
   return `${base}${milliseconds === 0 ? '' : `.${pad(milliseconds, 3)}000`}+00:00`;
 }
+
+/**
+ * Formats an instant for people: ISO 8601 in UTC with its offset, to the second (`2026-12-01T12:00:00+00:00`),
+ * the same text the JSON output starts with.
+ */
+export function formatIsoSeconds(epochMs: number): string {
+  return formatIsoInstant(Math.floor(epochMs / 1000) * 1000);
+}

@@ -49,14 +49,21 @@ function dueOccurrences(options: PlanOptions, cap: number): { times: number[]; s
 }
 
 /**
- * The misfire policy: a `once` task always runs (a past time runs at the next tick); for cron and interval tasks
- * the latest due occurrence runs if it is within the catch-up window, every other passed occurrence is recorded
- * as missed, and the next due time is the first occurrence after the latest one — never a burst of runs.
+ * The misfire policy: the latest due occurrence runs if it is within the catch-up window (for a `once` task, its
+ * one time), every other passed occurrence is recorded as missed, and the next due time is the first occurrence
+ * after the latest one — never a burst of runs.
  */
 export function planOccurrences(options: PlanOptions): OccurrencePlan {
   const { schedule, dueMs, nowMs, catchupWindowMs } = options;
-  if (schedule.type === 'once')
-    return { runMs: dueMs, missedMs: [], unrecordedMissed: 0, nextRunMs: undefined };
+  if (schedule.type === 'once') {
+    const onTime = nowMs - dueMs <= catchupWindowMs;
+    return {
+      runMs: onTime ? dueMs : undefined,
+      missedMs: onTime ? [] : [dueMs],
+      unrecordedMissed: 0,
+      nextRunMs: undefined,
+    };
+  }
   const cap = Math.max(1, (options.maxRecordedMissed ?? 1_000) + 1);
   const { times, skipped } = dueOccurrences(options, cap);
   const latest = times[times.length - 1] ?? dueMs;
@@ -67,4 +74,29 @@ export function planOccurrences(options: PlanOptions): OccurrencePlan {
     unrecordedMissed: skipped,
     nextRunMs: occurrenceAfterMs(schedule, latest),
   };
+}
+
+/** Most cron occurrences `skipUntil` steps through (cron runs at most once a minute, so a few suffice). */
+const MAX_SKIP_STEPS = 10_000;
+
+/**
+ * The occurrences skipped from `fromMs` (included) until `untilMs` (excluded), and the first one at or after
+ * `untilMs`, which is the next due time (undefined when the schedule has no further occurrence).
+ */
+export function skipUntil(
+  schedule: Schedule,
+  fromMs: number,
+  untilMs: number,
+): { readonly skipped: number; readonly nextRunMs: number | undefined } {
+  if (schedule.type === 'interval') {
+    const skipped = Math.max(1, Math.ceil((untilMs - fromMs) / schedule.intervalMs));
+    return { skipped, nextRunMs: fromMs + skipped * schedule.intervalMs };
+  }
+  let skipped = 1;
+  let next = occurrenceAfterMs(schedule, fromMs);
+  while (next !== undefined && next < untilMs && skipped < MAX_SKIP_STEPS) {
+    skipped += 1;
+    next = occurrenceAfterMs(schedule, next);
+  }
+  return { skipped, nextRunMs: next };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatIsoInstant, parseIsoInstant } from './instant.js';
-import { planOccurrences } from './occurrence-plan.js';
+import { planOccurrences, skipUntil } from './occurrence-plan.js';
 import { firstRunMs, occurrenceAfterMs, parseSchedule, validateSchedule } from './schedule.js';
 import { at } from './scheduler-test-support.case.test.js';
 
@@ -48,6 +48,34 @@ describe('cron schedules', () => {
     const first = firstRunMs(schedule, at('2026-11-01T00:00:00Z'));
     expect(iso(first)).toBe('2026-11-01T05:30:00.000Z');
     expect(iso(occurrenceAfterMs(schedule, first ?? 0))).toBe('2026-11-02T06:30:00.000Z');
+  });
+
+  it.each([
+    ['@hourly', '2026-03-02T11:00:00.000Z'],
+    ['@daily', '2026-03-03T00:00:00.000Z'],
+    ['@midnight', '2026-03-03T00:00:00.000Z'],
+    ['@weekly', '2026-03-08T00:00:00.000Z'],
+    ['@monthly', '2026-04-01T00:00:00.000Z'],
+    ['@yearly', '2027-01-01T00:00:00.000Z'],
+    ['@annually', '2027-01-01T00:00:00.000Z'],
+    [' @Daily ', '2026-03-03T00:00:00.000Z'],
+  ])('accepts the cron nickname %j', (value, next) => {
+    const schedule = parseSchedule({ scheduleType: 'cron', scheduleValue: value });
+    expect(schedule.value).toBe(value.trim().toLowerCase());
+    expect(iso(firstRunMs(schedule, at('2026-03-02T10:30:00Z')))).toBe(next);
+  });
+
+  it('a nickname follows the time zone; unknown nicknames and @reboot are refused', () => {
+    const berlin = parseSchedule({
+      scheduleType: 'cron',
+      scheduleValue: '@daily',
+      timezone: 'Europe/Berlin',
+    });
+    expect(iso(firstRunMs(berlin, at('2026-03-02T10:30:00Z')))).toBe('2026-03-02T23:00:00.000Z');
+    for (const value of ['@reboot', '@fortnightly'])
+      expect(() => parseSchedule({ scheduleType: 'cron', scheduleValue: value })).toThrow(
+        `invalid cron expression '${value}': unknown nickname; a cron expression has 5 fields`,
+      );
   });
 
   it('refuses bad expressions with a message saying what is accepted', () => {
@@ -104,7 +132,7 @@ describe('interval and once schedules', () => {
     expect(() => parseSchedule({ scheduleType: 'once', scheduleValue: value })).toThrow(/ISO 8601/);
   });
 
-  it('a past once time is kept, so it runs at the next tick; there is no second occurrence', () => {
+  it('a past once time is kept (the misfire policy decides); there is no second occurrence', () => {
     const schedule = parseSchedule({ scheduleType: 'once', scheduleValue: '2020-01-01T00:00:00Z' });
     expect(firstRunMs(schedule, at('2026-01-01T00:00:00Z'))).toBe(at('2020-01-01T00:00:00Z'));
     expect(occurrenceAfterMs(schedule, at('2020-01-01T00:00:00Z'))).toBeUndefined();
@@ -189,9 +217,24 @@ describe('misfire policy', () => {
     expect(plan.nextRunMs).toBe(86_401_000);
   });
 
-  it('a once task always runs, however late', () => {
+  it('a once task runs when at most the catch-up window late, else it is missed', () => {
     const once = parseSchedule({ scheduleType: 'once', scheduleValue: '2020-01-01T00:00:00Z' });
-    const plan = planOccurrences({ schedule: once, dueMs: 0, nowMs: 10 * H, catchupWindowMs: H });
-    expect(plan).toEqual({ runMs: 0, missedMs: [], unrecordedMissed: 0, nextRunMs: undefined });
+    expect(planOccurrences({ schedule: once, dueMs: 0, nowMs: H, catchupWindowMs: H })).toEqual({
+      runMs: 0,
+      missedMs: [],
+      unrecordedMissed: 0,
+      nextRunMs: undefined,
+    });
+    expect(planOccurrences({ schedule: once, dueMs: 0, nowMs: H + 1, catchupWindowMs: H })).toEqual(
+      { runMs: undefined, missedMs: [0], unrecordedMissed: 0, nextRunMs: undefined },
+    );
+  });
+
+  it('skipUntil: the occurrences before the limit frees up, and the next one on the grid', () => {
+    const everySecond = parseSchedule({ scheduleType: 'interval', scheduleValue: '1' });
+    expect(skipUntil(everySecond, 5_000, 9_500)).toEqual({ skipped: 5, nextRunMs: 10_000 });
+    expect(skipUntil(everySecond, 5_000, 5_000)).toEqual({ skipped: 1, nextRunMs: 6_000 });
+    const hourly = parseSchedule({ scheduleType: 'cron', scheduleValue: '@hourly' });
+    expect(skipUntil(hourly, 0, H + 1)).toEqual({ skipped: 2, nextRunMs: 2 * H });
   });
 });

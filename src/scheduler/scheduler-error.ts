@@ -7,6 +7,7 @@ export type SchedulerErrorCode =
   | 'task_not_found'
   | 'invalid_transition'
   | 'task_running'
+  | 'tools_not_allowed'
   | 'scheduler_unavailable';
 
 /** A refused scheduler operation (bad schedule, unknown task id, forbidden status change, …). */

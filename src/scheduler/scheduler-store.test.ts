@@ -4,6 +4,8 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expandHome, SchedulerStore } from './scheduler-store.js';
 import { tempDir } from './scheduler-test-support.case.test.js';
+import { SCHEMA_SQL } from './store-rows.js';
+import { SCHEDULER_SCHEMA_VERSION } from './store-schema.js';
 import type { ScheduledTask } from './task-types.js';
 
 const dirs: { remove: () => void }[] = [];
@@ -41,6 +43,8 @@ const task = (
   tools: 'calculator,think',
   metadata: { source: 'test' },
   createdMs: 0,
+  createdBy: 'person',
+  allowedTools: undefined,
   ...extra,
 });
 
@@ -176,5 +180,77 @@ describe('SchedulerStore', () => {
       [60_000, 'missed'],
     ]);
     expect(store.getTask('t1')?.nextRunMs).toBe(360_000);
+  });
+});
+
+describe('SchedulerStore schema versions', () => {
+  it('upgrades a version-1 database in place: its tasks become person tasks and keep running', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const dbPath = join(dir.path, 'scheduler.db');
+    const old = new Database(dbPath);
+    old.exec(SCHEMA_SQL); // the tables as the previous version wrote them (user_version 0)
+    old
+      .prepare(
+        `INSERT INTO scheduled_tasks (id, prompt, schedule_type, schedule_value, next_run_ms, tools, created_ms)
+         VALUES ('old', 'legacy', 'interval', '60', 60000, 'web_search', 0)`,
+      )
+      .run();
+    old.close();
+    const store = new SchedulerStore({ dbPath });
+    stores.push(store);
+    expect(store.getTask('old')).toMatchObject({
+      prompt: 'legacy',
+      tools: 'web_search',
+      createdBy: 'person',
+      allowedTools: undefined,
+    });
+    expect(store.claimDue(claimOptions(60_000)).map((claim) => claim.task.id)).toEqual(['old']);
+    store.insertTask(
+      task('new', 5, { createdBy: 'agent', allowedTools: ['think'], tools: 'think' }),
+    );
+    expect(store.getTask('new')).toMatchObject({ createdBy: 'agent', allowedTools: ['think'] });
+    const raw = new Database(dbPath, { readonly: true });
+    try {
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEDULER_SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('keeps an empty allowance apart from no limit', () => {
+    const { store } = openStore();
+    store.insertTask(task('none', 5, { createdBy: 'agent', allowedTools: [], tools: '' }));
+    expect(store.getTask('none')).toMatchObject({ createdBy: 'agent', allowedTools: [] });
+  });
+
+  it('refuses a database written by a newer version, leaving it as it is', () => {
+    const { store, dbPath } = openStore();
+    store.close();
+    const raw = new Database(dbPath);
+    raw.pragma('user_version = 99');
+    raw.close();
+    expect(() => new SchedulerStore({ dbPath })).toThrow(
+      `cannot use ${dbPath} as the scheduler database: it has schema version 99, and this version of OpenJarvis reads up to ${SCHEDULER_SCHEMA_VERSION}; upgrade OpenJarvis or choose another db_path; the file was left as it is`,
+    );
+  });
+
+  it('deletes a task and its runs in one transaction', () => {
+    const { store } = openStore();
+    store.insertTask(task('t1', 0));
+    store.insertTask(task('t2', 0));
+    const [first, second] = store.claimDue(claimOptions(0));
+    for (const claim of [first, second])
+      store.completeRun({
+        runId: claim?.run.id ?? -1,
+        owner: 'a',
+        nowMs: 1,
+        success: true,
+        result: '',
+        error: '',
+      });
+    expect(store.deleteTask('t1', 2)).toMatchObject({ task: { id: 't1' }, runsDeleted: 1 });
+    expect(store.listTasks().map((t) => t.id)).toEqual(['t2']);
+    expect(store.allRuns().map((run) => run.taskId)).toEqual(['t2']);
   });
 });

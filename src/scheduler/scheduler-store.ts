@@ -3,10 +3,18 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { planOccurrences } from './occurrence-plan.js';
-import { parseSchedule } from './schedule.js';
+import { formatIsoSeconds } from './instant.js';
+import { planOccurrences, skipUntil } from './occurrence-plan.js';
+import { parseSchedule, type Schedule } from './schedule.js';
 import { SchedulerError } from './scheduler-error.js';
-import { type RunRow, runFromRow, SCHEMA_SQL, type TaskRow, taskFromRow } from './store-rows.js';
+import {
+  allowedToolsColumn,
+  type RunRow,
+  runFromRow,
+  type TaskRow,
+  taskFromRow,
+} from './store-rows.js';
+import { prepareSchedulerSchema } from './store-schema.js';
 import type { RunClaim, ScheduledTask, TaskRun, TaskStatus } from './task-types.js';
 
 /** Options of `SchedulerStore`. */
@@ -28,6 +36,18 @@ export interface ClaimDueOptions {
   readonly catchupWindowMs: number;
   /** A crashed occurrence is given up (recorded as failed) after this many starts. */
   readonly maxAttempts: number;
+  /**
+   * Most runs of one recurring task whose scheduled times fall within a minute; a due occurrence beyond it is
+   * recorded as `skipped` with the ones until the limit frees up (default: no limit).
+   */
+  readonly maxRunsPerTaskPerMinute?: number;
+}
+
+/** What `deleteTask` removed. */
+export interface DeletedTask {
+  readonly task: ScheduledTask;
+  /** Run-log entries removed with it. */
+  readonly runsDeleted: number;
 }
 
 /** Options of `SchedulerStore.completeRun`. */
@@ -52,6 +72,8 @@ export interface TaskChange {
   readonly status?: TaskStatus;
   readonly nextRunMs?: number | undefined;
 }
+
+const MINUTE_MS = 60_000;
 
 /** Expands a leading `~` to the home directory. */
 export function expandHome(path: string): string {
@@ -79,7 +101,12 @@ export class SchedulerStore {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
     this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    this.#immediate(() => this.#db.exec(SCHEMA_SQL));
+    try {
+      this.#immediate(() => prepareSchedulerSchema(this.#db, this.dbPath));
+    } catch (error) {
+      this.#db.close();
+      throw error;
+    }
   }
 
   #sql(sql: string): Database.Statement {
@@ -99,8 +126,8 @@ export class SchedulerStore {
   insertTask(task: ScheduledTask): void {
     this.#sql(
       `INSERT INTO scheduled_tasks (id, prompt, schedule_type, schedule_value, timezone, context_mode, status,
-         next_run_ms, last_run_ms, agent, tools, metadata, created_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         next_run_ms, last_run_ms, agent, tools, metadata, created_ms, created_by, allowed_tools)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
       task.id,
       task.prompt,
@@ -115,7 +142,34 @@ export class SchedulerStore {
       task.tools,
       JSON.stringify(task.metadata),
       task.createdMs,
+      task.createdBy,
+      allowedToolsColumn(task.allowedTools),
     );
+  }
+
+  /**
+   * Removes a task and its run log in one transaction; refused (`task_running`) while an occurrence of it holds
+   * a live lease. An occurrence whose lease expired (its process died) is removed with the rest.
+   */
+  deleteTask(id: string, nowMs: number): DeletedTask {
+    return this.#immediate(() => {
+      const task = this.getTask(id);
+      if (task === undefined) throw new SchedulerError('task_not_found', `Task not found: ${id}`);
+      const running = this.#sql(
+        "SELECT started_ms FROM task_runs WHERE task_id = ? AND status = 'running' AND lease_expires_ms > ?",
+      ).get(id, nowMs) as { started_ms: number | null } | undefined;
+      if (running !== undefined) {
+        const since =
+          running.started_ms === null ? '' : ` since ${formatIsoSeconds(running.started_ms)}`;
+        throw new SchedulerError(
+          'task_running',
+          `Task ${id} is running now${since}; it was not deleted. Wait for the run to end (or stop the scheduler running it), then delete it again; \`cancel\` stops further runs meanwhile`,
+        );
+      }
+      const runs = this.#sql('DELETE FROM task_runs WHERE task_id = ?').run(id);
+      this.#sql('DELETE FROM scheduled_tasks WHERE id = ?').run(id);
+      return { task, runsDeleted: runs.changes };
+    });
   }
 
   /** The task with this id, or undefined. */
@@ -217,9 +271,10 @@ export class SchedulerStore {
 
   #claimTask(task: ScheduledTask, options: ClaimDueOptions): RunClaim | undefined {
     const dueMs = task.nextRunMs ?? options.nowMs;
+    let schedule: Schedule;
     let plan: ReturnType<typeof planOccurrences>;
     try {
-      const schedule = parseSchedule({ ...task, timezone: task.timezone });
+      schedule = parseSchedule({ ...task, timezone: task.timezone });
       plan = planOccurrences({
         schedule,
         dueMs,
@@ -240,15 +295,55 @@ export class SchedulerStore {
       return undefined;
     }
     this.#recordMissed(task.id, plan.missedMs, plan.unrecordedMissed, options.nowMs);
-    this.#sql('UPDATE scheduled_tasks SET next_run_ms = ? WHERE id = ?').run(
-      plan.nextRunMs ?? null,
-      task.id,
-    );
-    if (plan.runMs === undefined) return undefined;
-    const runId = this.#insertClaim(task.id, plan.runMs, options);
+    const { runMs, nextRunMs } = this.#applyRateLimit(task.id, schedule, plan, options);
+    this.#sql(
+      `UPDATE scheduled_tasks SET next_run_ms = ?,
+         status = CASE WHEN ? IS NULL AND ? IS NULL THEN 'completed' ELSE status END
+       WHERE id = ?`,
+    ).run(nextRunMs ?? null, nextRunMs ?? null, runMs ?? null, task.id);
+    if (runMs === undefined) return undefined;
+    const runId = this.#insertClaim(task.id, runMs, options);
     return runId === undefined
       ? undefined
-      : { run: this.#run(runId), task: { ...task, nextRunMs: plan.nextRunMs } };
+      : { run: this.#run(runId), task: { ...task, nextRunMs } };
+  }
+
+  /**
+   * The runs-per-minute limit of recurring tasks: when the task already ran the limit within the minute before
+   * the occurrence, it and every occurrence until the limit frees up are skipped (one `skipped` entry), never
+   * queued up.
+   */
+  #applyRateLimit(
+    taskId: string,
+    schedule: Schedule,
+    plan: { readonly runMs: number | undefined; readonly nextRunMs: number | undefined },
+    options: ClaimDueOptions,
+  ): { readonly runMs: number | undefined; readonly nextRunMs: number | undefined } {
+    const limit = options.maxRunsPerTaskPerMinute;
+    const { runMs } = plan;
+    if (runMs === undefined || limit === undefined || schedule.type === 'once') return plan;
+    const oldest = this.#sql(
+      `SELECT scheduled_ms FROM task_runs WHERE task_id = ? AND scheduled_ms > ?
+         AND status NOT IN ('missed', 'skipped')
+       ORDER BY scheduled_ms DESC LIMIT 1 OFFSET ?`,
+    ).get(taskId, runMs - MINUTE_MS, Math.max(0, Math.floor(limit) - 1)) as
+      | { scheduled_ms: number }
+      | undefined;
+    if (oldest === undefined) return plan;
+    const freeMs = oldest.scheduled_ms + MINUTE_MS;
+    const skip = skipUntil(schedule, runMs, freeMs);
+    const more =
+      skip.skipped > 1
+        ? `; ${skip.skipped - 1} more occurrence(s) until ${formatIsoSeconds(freeMs)} are skipped too`
+        : '';
+    this.#insertRun(
+      taskId,
+      runMs,
+      'skipped',
+      options.nowMs,
+      `skipped: the task already ran ${limit} time(s) within a minute (limit: ${limit} runs per task per minute)${more}`,
+    );
+    return { runMs: undefined, nextRunMs: skip.nextRunMs };
   }
 
   #recordMissed(
@@ -273,7 +368,7 @@ export class SchedulerStore {
   #insertRun(
     taskId: string,
     scheduledMs: number,
-    status: 'missed' | 'failed',
+    status: 'missed' | 'failed' | 'skipped',
     nowMs: number,
     error: string,
   ): void {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolExecutor } from '../tools/index.js';
+import { CalculatorTool, ToolExecutor } from '../tools/index.js';
 import { pythonJsonDumps } from './python-json.js';
 import { SchedulerStore } from './scheduler-store.js';
 import { at, ManualClock, ManualTimers, tempDir } from './scheduler-test-support.case.test.js';
@@ -12,14 +12,14 @@ import {
   ResumeScheduledTaskTool,
   ScheduleTaskTool,
 } from './scheduler-tools.js';
-import { TaskScheduler } from './task-scheduler.js';
+import { type RunTaskRequest, TaskScheduler, type TaskSchedulerOptions } from './task-scheduler.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
-function scheduler(): TaskScheduler {
+function scheduler(options: Partial<TaskSchedulerOptions> = {}): TaskScheduler {
   const dir = tempDir();
   const store = new SchedulerStore({ dbPath: join(dir.path, 's.db') });
   cleanups.push(dir.remove, () => store.close());
@@ -30,8 +30,15 @@ function scheduler(): TaskScheduler {
     timers: new ManualTimers(clock),
     generateId: () => '3fd493c160c44c10',
     runTask: async () => 'ok',
+    ...options,
   });
 }
+
+/** The tool context of a run that has `names`. */
+const runOf = (...names: string[]) => ({
+  signal: new AbortController().signal,
+  runToolNames: names,
+});
 
 describe('scheduler tools', () => {
   it('schedule_task returns Python-style JSON with task_id, next_run (ISO 8601) and status', async () => {
@@ -73,17 +80,17 @@ describe('scheduler tools', () => {
     const sched = scheduler();
     const tools = createSchedulerTools({ scheduler: sched });
     const [schedule, list, pause] = tools;
-    await schedule?.execute({
-      prompt: 'café',
-      schedule_type: 'interval',
-      schedule_value: '3600',
-      tools: 'think',
-    });
+    const created = await schedule?.execute(
+      { prompt: 'café', schedule_type: 'interval', schedule_value: '3600', tools: 'think' },
+      { signal: new AbortController().signal, runToolNames: ['schedule_task', 'think'] },
+    );
+    expect(created?.success).toBe(true);
     const listed = await list?.execute({});
     expect(listed?.content).toBe(
       '[{"id": "3fd493c160c44c10", "prompt": "caf\\u00e9", "schedule_type": "interval", "schedule_value": "3600", ' +
         '"context_mode": "isolated", "status": "active", "next_run": "2026-02-25T11:00:00+00:00", "last_run": null, ' +
-        '"agent": "orchestrator", "tools": "think", "metadata": {}}]',
+        '"agent": "orchestrator", "tools": "think", "metadata": {}, "created_by": "agent", ' +
+        '"allowed_tools": "schedule_task,think"}]',
     );
     expect(JSON.parse(listed?.content ?? '')).toHaveLength(1);
     await pause?.execute({ task_id: '3fd493c160c44c10' });
@@ -145,5 +152,159 @@ describe('pythonJsonDumps', () => {
     expect(pythonJsonDumps({ a: [1, 'é', null, true], b: { c: 1.5 } })).toBe(
       '{"a": [1, "\\u00e9", null, true], "b": {"c": 1.5}}',
     );
+  });
+});
+
+describe('scheduler tools: an agent cannot grant itself tools or flood the scheduler', () => {
+  it('a run given only schedule_task cannot schedule a task with another tool (the refusal names it)', async () => {
+    const sched = scheduler();
+    const executor = new ToolExecutor(createSchedulerTools({ scheduler: sched }).slice(0, 1));
+    const result = await executor.execute({
+      id: 'c1',
+      name: 'schedule_task',
+      arguments: JSON.stringify({
+        prompt: 'read /etc/shadow',
+        schedule_type: 'interval',
+        schedule_value: '60',
+        tools: 'file_read,schedule_task,code_interpreter',
+      }),
+    });
+    expect(result.success).toBe(false);
+    expect(result.content).toBe(
+      'Failed to schedule task: tool(s) not allowed: file_read, code_interpreter. A task scheduled by an agent ' +
+        'may use only the tools of the run that schedules it (allowed: schedule_task)',
+    );
+    expect(sched.listTasks()).toEqual([]);
+  });
+
+  it("records the origin and the allowance: the run's own tools are allowed, through the executor", async () => {
+    const sched = scheduler();
+    const executor = new ToolExecutor([
+      ...createSchedulerTools({ scheduler: sched }),
+      new CalculatorTool(),
+    ]);
+    const result = await executor.execute({
+      name: 'schedule_task',
+      arguments: {
+        prompt: 'add',
+        schedule_type: 'interval',
+        schedule_value: '60',
+        tools: 'calculator',
+      },
+    });
+    expect(result.success).toBe(true);
+    expect(sched.getTask('3fd493c160c44c10')).toMatchObject({
+      createdBy: 'agent',
+      tools: 'calculator',
+      allowedTools: [
+        'schedule_task',
+        'list_scheduled_tasks',
+        'pause_scheduled_task',
+        'resume_scheduled_task',
+        'cancel_scheduled_task',
+        'calculator',
+      ],
+    });
+  });
+
+  it('an agent that runs code itself (rlm, native_openhands) counts as code_interpreter', async () => {
+    const sched = scheduler();
+    const tool = new ScheduleTaskTool({ scheduler: sched });
+    const ask = { prompt: 'p', schedule_type: 'interval', schedule_value: '60' };
+    const refused = await tool.execute({ ...ask, agent: ' rlm ' }, runOf('schedule_task'));
+    expect(refused.success).toBe(false);
+    expect(refused.content).toContain('tool(s) not allowed: code_interpreter');
+    const openhands = await tool.execute(
+      { ...ask, agent: 'native_openhands' },
+      runOf('schedule_task'),
+    );
+    expect(openhands.content).toContain('tool(s) not allowed: code_interpreter');
+    expect(sched.listTasks()).toEqual([]);
+    const allowed = await tool.execute(
+      { ...ask, agent: 'rlm' },
+      runOf('schedule_task', 'code_interpreter'),
+    );
+    expect(allowed.success).toBe(true);
+  });
+
+  it('a call without a run context may schedule tasks without tools only (fails closed)', async () => {
+    const tool = new ScheduleTaskTool({ scheduler: scheduler() });
+    const withTools = await tool.execute({
+      prompt: 'p',
+      schedule_type: 'interval',
+      schedule_value: '60',
+      tools: 'think',
+    });
+    expect(withTools.content).toMatch(/tool\(s\) not allowed: think\. .*\(allowed: none\)$/);
+    const plain = await tool.execute({
+      prompt: 'p',
+      schedule_type: 'interval',
+      schedule_value: '60',
+    });
+    expect(plain.success).toBe(true);
+  });
+
+  it('agents always get at least a 1 s interval, even when a person allowed shorter ones', async () => {
+    let n = 0;
+    const sched = scheduler({ minIntervalMs: 100, generateId: () => `t${++n}` });
+    const tool = new ScheduleTaskTool({ scheduler: sched });
+    const fast = await tool.execute({
+      prompt: 'p',
+      schedule_type: 'interval',
+      schedule_value: '0.001',
+    });
+    expect(fast.content).toBe(
+      "Failed to schedule task: invalid interval '0.001' (shorter than the minimum of 1 s): give a number of " +
+        "seconds from 1 to 315360000, e.g. '3600'",
+    );
+    expect(
+      (await tool.execute({ prompt: 'p', schedule_type: 'interval', schedule_value: '1' })).success,
+    ).toBe(true);
+    // the person who configured 100 ms may use it
+    expect(
+      sched.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.1' }).createdBy,
+    ).toBe('person');
+  });
+
+  it('resume_scheduled_task refuses a task whose tools the calling run does not have', async () => {
+    const sched = scheduler();
+    sched.createTask({
+      prompt: 'p',
+      scheduleType: 'interval',
+      scheduleValue: '60',
+      tools: 'web_search',
+    });
+    sched.pauseTask('3fd493c160c44c10');
+    const resume = new ResumeScheduledTaskTool({ scheduler: sched });
+    const refused = await resume.execute(
+      { task_id: '3fd493c160c44c10' },
+      runOf('resume_scheduled_task'),
+    );
+    expect(refused.content).toBe(
+      'Failed to resume task: task 3fd493c160c44c10 uses tool(s) not allowed: web_search. An agent may resume ' +
+        'only tasks whose tools its own run has; a person can resume it with `jarvis scheduler resume 3fd493c160c44c10`.',
+    );
+    expect(sched.getTask('3fd493c160c44c10').status).toBe('paused');
+    const allowed = await resume.execute(
+      { task_id: '3fd493c160c44c10' },
+      runOf('resume_scheduled_task', 'web_search'),
+    );
+    expect(allowed.content).toBe('Task 3fd493c160c44c10 resumed.');
+  });
+
+  it("the scheduled run gets exactly the task's tools", async () => {
+    const ran: RunTaskRequest[] = [];
+    const sched = scheduler({
+      runTask: async (request) => {
+        ran.push(request);
+        return 'ok';
+      },
+    });
+    await new ScheduleTaskTool({ scheduler: sched }).execute(
+      { prompt: 'p', schedule_type: 'interval', schedule_value: '60', tools: 'think' },
+      runOf('schedule_task', 'think', 'calculator'),
+    );
+    await sched.runNow('3fd493c160c44c10');
+    expect(ran.map((request) => request.tools)).toEqual([['think']]);
   });
 });

@@ -2,6 +2,7 @@ import {
   createToolSpec,
   describeError,
   type ToolArguments,
+  type ToolContext,
   type ToolResult,
   type ToolSpec,
 } from '../core/index.js';
@@ -9,8 +10,9 @@ import { BaseTool } from '../tools/index.js';
 import { formatIsoInstant } from './instant.js';
 import { pythonJsonDumps } from './python-json.js';
 import { SchedulerError } from './scheduler-error.js';
-import type { TaskScheduler } from './task-scheduler.js';
+import { type TaskScheduler, toolNames } from './task-scheduler.js';
 import { taskToDict } from './task-view.js';
+import { effectiveTools, toolsNotAllowed } from './tool-allowance.js';
 
 /** Options of the scheduler tools: the scheduler they act on (without one every call fails clearly). */
 export interface SchedulerToolOptions {
@@ -22,6 +24,10 @@ const UNAVAILABLE =
 
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+
+/** The tools of the calling run; a call that does not say (no executor context) gets none. */
+const runTools = (context: ToolContext | undefined): readonly string[] =>
+  context?.runToolNames ?? [];
 
 /** Common part of the five tools: the injected scheduler and the "unavailable" failure. */
 abstract class SchedulerTool extends BaseTool {
@@ -37,7 +43,11 @@ abstract class SchedulerTool extends BaseTool {
   }
 }
 
-/** `schedule_task`: creates a cron, interval or once task; returns `{"task_id", "next_run", "status"}` as JSON. */
+/**
+ * `schedule_task`: creates a cron, interval or once task; returns `{"task_id", "next_run", "status"}` as JSON.
+ * The task is recorded as created by an agent: it may name only tools of the calling run (`runToolNames` of
+ * the tool context) and its interval is at least the scheduler's default minimum.
+ */
 export class ScheduleTaskTool extends SchedulerTool {
   readonly toolId = 'schedule_task';
   readonly spec: ToolSpec = createToolSpec({
@@ -56,7 +66,7 @@ export class ScheduleTaskTool extends SchedulerTool {
         schedule_value: {
           type: 'string',
           description:
-            "Schedule value: cron expression ('0 9 * * 1-5'), seconds for interval ('3600'), or ISO datetime for once ('2026-03-01T09:00:00Z'; no offset means UTC).",
+            "Schedule value: cron expression ('0 9 * * 1-5', or @hourly, @daily, @weekly, @monthly, @yearly), seconds for interval ('3600'; at least 1), or a future ISO datetime for once ('2026-03-01T09:00:00Z'; no offset means UTC).",
         },
         agent: {
           type: 'string',
@@ -65,7 +75,8 @@ export class ScheduleTaskTool extends SchedulerTool {
         },
         tools: {
           type: 'string',
-          description: "Comma-separated tool names for agent (e.g. 'calculator,think').",
+          description:
+            "Comma-separated tool names for agent (e.g. 'calculator,think'); only tools you have yourself are allowed.",
         },
         timezone: {
           type: 'string',
@@ -77,7 +88,7 @@ export class ScheduleTaskTool extends SchedulerTool {
     category: 'scheduler',
   });
 
-  override async execute(params: ToolArguments): Promise<ToolResult> {
+  override async execute(params: ToolArguments, context?: ToolContext): Promise<ToolResult> {
     if (this.scheduler === undefined) return this.unavailable(' Cannot schedule tasks.');
     const prompt = text(params.prompt);
     const scheduleType = text(params.schedule_type);
@@ -95,6 +106,8 @@ export class ScheduleTaskTool extends SchedulerTool {
         agent: text(params.agent),
         tools: typeof params.tools === 'string' ? params.tools : undefined,
         timezone: text(params.timezone),
+        createdBy: 'agent',
+        allowedTools: runTools(context),
       });
       const nextRun = task.nextRunMs === undefined ? null : formatIsoInstant(task.nextRunMs);
       return this.success(
@@ -142,19 +155,40 @@ const PAST: Readonly<Record<TaskAction, string>> = {
   cancel: 'cancelled',
 };
 
+/**
+ * Why an agent may not resume a task: it names tools the calling run does not have (resuming it would run
+ * them). Undefined when it may.
+ */
+function resumeRefusal(
+  scheduler: TaskScheduler,
+  taskId: string,
+  context: ToolContext | undefined,
+): string | undefined {
+  const task = scheduler.getTask(taskId);
+  const refused = toolsNotAllowed(
+    effectiveTools(toolNames(task.tools), task.agent),
+    runTools(context),
+  );
+  if (refused.length === 0) return undefined;
+  return `Failed to resume task: task ${taskId} uses tool(s) not allowed: ${refused.join(', ')}. An agent may resume only tasks whose tools its own run has; a person can resume it with \`jarvis scheduler resume ${taskId}\`.`;
+}
+
 /** Shared body of the pause, resume and cancel tools. */
 abstract class TaskActionTool extends SchedulerTool {
   protected abstract readonly action: TaskAction;
 
-  override async execute(params: ToolArguments): Promise<ToolResult> {
+  override async execute(params: ToolArguments, context?: ToolContext): Promise<ToolResult> {
     if (this.scheduler === undefined) return this.unavailable();
     const taskId = text(params.task_id);
     if (taskId === undefined)
       return this.failure('Missing required parameter: task_id.', 'invalid_arguments');
     try {
       if (this.action === 'pause') this.scheduler.pauseTask(taskId);
-      else if (this.action === 'resume') this.scheduler.resumeTask(taskId);
-      else this.scheduler.cancelTask(taskId);
+      else if (this.action === 'resume') {
+        const refusal = resumeRefusal(this.scheduler, taskId, context);
+        if (refusal !== undefined) return this.failure(refusal);
+        this.scheduler.resumeTask(taskId);
+      } else this.scheduler.cancelTask(taskId);
       return this.success(`Task ${taskId} ${PAST[this.action]}.`);
     } catch (error) {
       if (error instanceof SchedulerError && error.code === 'task_not_found')
@@ -184,7 +218,10 @@ export class PauseScheduledTaskTool extends TaskActionTool {
   readonly spec = taskIdSpec('pause_scheduled_task', 'Pause an active scheduled task.', 'pause');
 }
 
-/** `resume_scheduled_task`: resumes a paused task; its next run is computed from now. */
+/**
+ * `resume_scheduled_task`: resumes a paused task; its next run is computed from now. Refused for a task naming
+ * tools the calling run does not have.
+ */
 export class ResumeScheduledTaskTool extends TaskActionTool {
   readonly toolId = 'resume_scheduled_task';
   protected readonly action = 'resume';

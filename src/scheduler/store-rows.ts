@@ -1,8 +1,8 @@
 import { isPlainObject, type JsonObject } from '../core/index.js';
 import type { ScheduleType } from './schedule.js';
-import type { RunStatus, ScheduledTask, TaskRun, TaskStatus } from './task-types.js';
+import type { RunStatus, ScheduledTask, TaskOrigin, TaskRun, TaskStatus } from './task-types.js';
 
-/** The tables of the scheduler database. */
+/** The tables of the scheduler database as schema version 1 made them (`store-schema.ts` upgrades them). */
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS scheduled_tasks (
   id TEXT PRIMARY KEY,
@@ -53,6 +53,9 @@ export interface TaskRow {
   readonly tools: string;
   readonly metadata: string;
   readonly created_ms: number;
+  readonly created_by: string;
+  /** Comma-separated tool names; NULL when the task's tools are not limited (created by a person). */
+  readonly allowed_tools: string | null;
 }
 
 /** A row of `task_runs` as SQLite returns it. */
@@ -82,6 +85,22 @@ function parseMetadata(text: string): JsonObject {
 
 const orUndefined = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
 
+/** Splits a stored comma-separated tool list into trimmed non-empty names. */
+export function splitToolList(tools: string): string[] {
+  return tools
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+/** The `allowed_tools` column value of a task: NULL when not limited. */
+export function allowedToolsColumn(allowedTools: readonly string[] | undefined): string | null {
+  return allowedTools === undefined ? null : allowedTools.join(',');
+}
+
+/** Anything but a recorded `agent` is a person: rows from before origins were recorded keep working. */
+const originOf = (value: string): TaskOrigin => (value === 'agent' ? 'agent' : 'person');
+
 /** Converts a task row to a `ScheduledTask`. */
 export function taskFromRow(row: TaskRow): ScheduledTask {
   return {
@@ -98,6 +117,8 @@ export function taskFromRow(row: TaskRow): ScheduledTask {
     tools: row.tools,
     metadata: parseMetadata(row.metadata),
     createdMs: row.created_ms,
+    createdBy: originOf(row.created_by),
+    allowedTools: row.allowed_tools === null ? undefined : splitToolList(row.allowed_tools),
   };
 }
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../core/index.js';
 import { SchedulerStore } from './scheduler-store.js';
@@ -187,12 +188,12 @@ describe('TaskScheduler firing', () => {
     expect(timers.pendingAt).toEqual([START + 180_000]);
   });
 
-  it('runs a past once task at the next tick and completes it', async () => {
+  it('runs a once task up to the catch-up window in the past at the next tick and completes it', async () => {
     const { scheduler, ran } = setup();
     scheduler.createTask({
       prompt: 'late',
       scheduleType: 'once',
-      scheduleValue: '2020-01-01T00:00:00',
+      scheduleValue: '2026-11-29T11:00:00', // exactly the catch-up window (1 h) ago
     });
     scheduler.start();
     await scheduler.idle();
@@ -338,7 +339,7 @@ describe('TaskScheduler firing', () => {
     scheduler.createTask({
       prompt: 'p',
       scheduleType: 'once',
-      scheduleValue: '2026-01-01T00:00:00Z',
+      scheduleValue: '2026-11-29T12:00:00Z', // due now
     });
     scheduler.start();
     await timers.advance(0);
@@ -400,7 +401,7 @@ describe('TaskScheduler with several processes on one database', () => {
     crashed.scheduler.createTask({
       prompt: 'p',
       scheduleType: 'once',
-      scheduleValue: '2026-01-01T00:00:00Z',
+      scheduleValue: '2026-11-29T12:00:00Z', // due now
     });
     crashed.scheduler.start();
     await crashed.timers.advance(0);
@@ -428,7 +429,7 @@ describe('TaskScheduler with several processes on one database', () => {
     slow.scheduler.createTask({
       prompt: 'p',
       scheduleType: 'once',
-      scheduleValue: '2026-01-01T00:00:00Z',
+      scheduleValue: '2026-11-29T12:00:00Z', // due now
     });
     slow.scheduler.start();
     other.scheduler.start();
@@ -440,5 +441,207 @@ describe('TaskScheduler with several processes on one database', () => {
     calls[0]?.resolve('finally');
     await slow.scheduler.idle();
     expect(slow.store.runLogs('task1')).toMatchObject([{ status: 'succeeded', attempt: 1 }]);
+  });
+});
+
+describe('TaskScheduler hardening: origins, limits, past once times, delete', () => {
+  it('a task an agent asks for may name only the tools of its run; a person is not limited', () => {
+    const { scheduler } = setup();
+    const ask = (tools: string) =>
+      scheduler.createTask({
+        prompt: 'p',
+        scheduleType: 'interval',
+        scheduleValue: '60',
+        tools,
+        createdBy: 'agent',
+        allowedTools: ['schedule_task', 'think'],
+      });
+    expect(() => ask('think,web_search,file_read')).toThrow(
+      expect.objectContaining({
+        code: 'tools_not_allowed',
+        message: expect.stringMatching(/^tool\(s\) not allowed: web_search, file_read\. /),
+      }),
+    );
+    expect(ask('think')).toMatchObject({
+      createdBy: 'agent',
+      allowedTools: ['schedule_task', 'think'],
+    });
+    expect(
+      scheduler.createTask({
+        prompt: 'p',
+        scheduleType: 'interval',
+        scheduleValue: '60',
+        tools: 'web_search',
+      }),
+    ).toMatchObject({ createdBy: 'person', allowedTools: undefined, tools: 'web_search' });
+  });
+
+  it('refuses at run time a task whose stored tool list is wider than its recorded allowance', async () => {
+    const { scheduler, dbPath, ran } = setup();
+    const task = scheduler.createTask({
+      prompt: 'p',
+      scheduleType: 'interval',
+      scheduleValue: '60',
+      tools: 'think',
+      createdBy: 'agent',
+      allowedTools: ['think'],
+    });
+    const raw = new Database(dbPath);
+    raw
+      .prepare("UPDATE scheduled_tasks SET tools = 'think,code_interpreter' WHERE id = ?")
+      .run(task.id);
+    raw.close();
+    const run = await scheduler.runNow(task.id);
+    expect(ran).toEqual([]);
+    expect(run).toMatchObject({
+      status: 'failed',
+      error: `refused to run: task ${task.id} was created by an agent allowed only the tools think, but its tool list also names code_interpreter`,
+    });
+  });
+
+  it('intervals are at least 1 s by default; a person may configure another minimum', () => {
+    const { scheduler } = setup();
+    expect(() =>
+      scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.001' }),
+    ).toThrow(
+      "invalid interval '0.001' (shorter than the minimum of 1 s): give a number of seconds from 1 to 315360000, e.g. '3600'",
+    );
+    const relaxed = setup({ minIntervalMs: 250 }).scheduler;
+    expect(
+      relaxed.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.25' })
+        .scheduleValue,
+    ).toBe('0.25');
+    expect(() => setup({ minIntervalMs: 0 })).toThrow(/minIntervalMs must be a positive number/);
+  });
+
+  it('runs a task at most 60 times a minute; later occurrences are skipped and recorded, not queued', async () => {
+    const { scheduler, store, timers, ran } = setup();
+    // a 1 ms interval stored before the minimum existed (what a model once created)
+    store.insertTask({
+      ...scheduler.createTask({ prompt: 'seed', scheduleType: 'interval', scheduleValue: '60' }),
+      id: 'flood',
+      scheduleValue: '0.001',
+      nextRunMs: START + 1,
+    });
+    scheduler.cancelTask('task1');
+    scheduler.start();
+    await timers.advance(3_000);
+    expect(ran).toHaveLength(60);
+    const skipped = store.allRuns().filter((run) => run.status === 'skipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ taskId: 'flood', scheduledForMs: START + 61 });
+    expect(skipped[0]?.error).toBe(
+      'skipped: the task already ran 60 time(s) within a minute (limit: 60 runs per task per minute); ' +
+        '59939 more occurrence(s) until 2026-11-29T12:01:00+00:00 are skipped too',
+    );
+    expect(scheduler.getTask('flood').nextRunMs).toBe(START + 60_001);
+    await timers.advance(60_000);
+    expect(ran).toHaveLength(120); // the next minute runs again, no backlog
+    expect(store.allRuns().filter((run) => run.status === 'skipped')).toHaveLength(2);
+  });
+
+  it('a 1 s interval (the minimum) is never skipped by the default limit', async () => {
+    const { scheduler, store, timers, ran } = setup({ maxSleepMs: 3_600_000 });
+    scheduler.createTask({ prompt: 'tick', scheduleType: 'interval', scheduleValue: '1' });
+    scheduler.start();
+    await timers.advance(90_000); // past the first full minute, where the limit would start to bite
+    expect(ran).toHaveLength(90);
+    expect(store.allRuns().every((run) => run.status === 'succeeded')).toBe(true);
+  });
+
+  it('the runs-per-minute limit is configurable', async () => {
+    const { scheduler, store, timers, ran } = setup({ maxRunsPerTaskPerMinute: 2 });
+    scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '10' });
+    scheduler.start();
+    await timers.advance(60_000);
+    expect(ran.map((request) => request.scheduledForMs - START)).toEqual([10_000, 20_000]);
+    expect(store.allRuns().map((run) => [run.scheduledForMs - START, run.status])).toEqual([
+      [10_000, 'succeeded'],
+      [20_000, 'succeeded'],
+      [30_000, 'skipped'],
+    ]);
+    expect(scheduler.getTask('task1').nextRunMs).toBe(START + 70_000);
+  });
+
+  it('refuses a once time further in the past than the catch-up window, saying what is accepted', () => {
+    const { scheduler } = setup();
+    expect(() =>
+      scheduler.createTask({
+        prompt: 'p',
+        scheduleType: 'once',
+        scheduleValue: '2026-11-29T10:59:59Z',
+      }),
+    ).toThrow(
+      "once time '2026-11-29T10:59:59Z' (2026-11-29T10:59:59+00:00) is in the past (now 2026-11-29T12:00:00+00:00): " +
+        "give a future ISO 8601 date-time such as '2026-11-30T12:00:00Z', or one at most 1 h ago (the catch-up window)",
+    );
+    const tight = setup({ catchupWindowMs: 0 }).scheduler;
+    expect(() =>
+      tight.createTask({
+        prompt: 'p',
+        scheduleType: 'once',
+        scheduleValue: '2026-11-29T11:59:59Z',
+      }),
+    ).toThrow(/or one at most 0 s ago/);
+    expect(
+      tight.createTask({ prompt: 'p', scheduleType: 'once', scheduleValue: '2026-11-29T12:00:00Z' })
+        .status,
+    ).toBe('active');
+  });
+
+  it('a once task that came due beyond the catch-up window while nothing ran is recorded as missed', async () => {
+    const { scheduler, clock, ran } = setup();
+    scheduler.createTask({
+      prompt: 'p',
+      scheduleType: 'once',
+      scheduleValue: '2026-11-29T13:00:00Z',
+    });
+    clock.currentMs = at('2026-11-29T14:00:01Z'); // down until 1 h 1 s after it was due
+    scheduler.start();
+    await scheduler.idle();
+    expect(ran).toEqual([]);
+    expect(scheduler.logs('task1')).toMatchObject([
+      { status: 'missed', scheduledForMs: at('2026-11-29T13:00:00Z') },
+    ]);
+    expect(scheduler.getTask('task1')).toMatchObject({ status: 'completed', nextRunMs: undefined });
+  });
+
+  it('deletes a task with its run history; refuses while it runs; unknown ids are not found', async () => {
+    const { runTask, calls } = controlledRunner();
+    const { scheduler, store } = setup({ runTask });
+    const task = scheduler.createTask({
+      prompt: 'p',
+      scheduleType: 'interval',
+      scheduleValue: '60',
+    });
+    const running = scheduler.runNow(task.id);
+    expect(() => scheduler.deleteTask(task.id)).toThrow(
+      expect.objectContaining({
+        code: 'task_running',
+        message: `Task ${task.id} is running now since 2026-11-29T12:00:00+00:00; it was not deleted. Wait for the run to end (or stop the scheduler running it), then delete it again; \`cancel\` stops further runs meanwhile`,
+      }),
+    );
+    calls[0]?.resolve('done');
+    await running;
+    expect(scheduler.deleteTask(task.id)).toMatchObject({ task: { id: task.id }, runsDeleted: 1 });
+    expect(store.getTask(task.id)).toBeUndefined();
+    expect(store.allRuns()).toEqual([]);
+    expect(() => scheduler.deleteTask(task.id)).toThrow(
+      expect.objectContaining({ code: 'task_not_found' }),
+    );
+  });
+
+  it('deletes a task whose running occurrence was left by a dead process (its lease expired)', async () => {
+    const { runTask } = controlledRunner();
+    const crashed = setup({ runTask, leaseMs: 30_000, owner: 'dead' });
+    const task = crashed.scheduler.createTask({
+      prompt: 'p',
+      scheduleType: 'interval',
+      scheduleValue: '60',
+    });
+    void crashed.scheduler.runNow(task.id); // never settles: the process "died"
+    const other = setup({ dbPath: crashed.dbPath, clock: crashed.clock });
+    crashed.clock.currentMs += 30_000;
+    expect(other.scheduler.deleteTask(task.id).runsDeleted).toBe(1);
   });
 });

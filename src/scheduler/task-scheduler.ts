@@ -8,19 +8,27 @@ import {
   systemClock,
 } from '../core/index.js';
 import { formatIsoInstant } from './instant.js';
-import { firstRunMs, validateSchedule } from './schedule.js';
+import { DEFAULT_MIN_INTERVAL_MS, firstRunMs, validateSchedule } from './schedule.js';
 import { SchedulerError } from './scheduler-error.js';
-import type { CompleteRunOptions, SchedulerStore } from './scheduler-store.js';
+import type { CompleteRunOptions, DeletedTask, SchedulerStore } from './scheduler-store.js';
+import { splitToolList } from './store-rows.js';
 import { nextStatus, type TaskAction } from './task-state.js';
 import {
   occurrenceKey,
   type RunClaim,
   type ScheduledTask,
   TASK_STATUSES,
+  type TaskOrigin,
   type TaskRun,
   type TaskStatus,
 } from './task-types.js';
 import { systemTimers, type TimerHandle, type Timers } from './timers.js';
+import {
+  effectiveTools,
+  runRefusal,
+  toolsNotAllowed,
+  toolsNotAllowedError,
+} from './tool-allowance.js';
 
 /** What `runTask` receives for one occurrence. */
 export interface RunTaskRequest {
@@ -63,6 +71,16 @@ export interface TaskSchedulerOptions {
   /** This process's id in leases (default host:pid:random). */
   readonly owner?: string;
   readonly generateId?: () => string;
+  /**
+   * Shortest interval of a task a person creates (default 1 s). Tasks created by an agent always get at least
+   * the default, whatever this says.
+   */
+  readonly minIntervalMs?: number;
+  /**
+   * Most runs of one recurring task within a minute (default 60); occurrences beyond it are skipped and
+   * recorded as `skipped`, not queued up.
+   */
+  readonly maxRunsPerTaskPerMinute?: number;
 }
 
 /** What `createTask` accepts (tools.md `schedule_task` parameters plus a time zone and metadata). */
@@ -77,6 +95,13 @@ export interface CreateTaskOptions {
   readonly timezone?: string | undefined;
   readonly contextMode?: string | undefined;
   readonly metadata?: JsonObject | undefined;
+  /** Who asks (default `person`: not limited). The scheduler tools pass `agent`. */
+  readonly createdBy?: TaskOrigin | undefined;
+  /**
+   * For `createdBy: 'agent'`: the tools of the run that asks; the task may name no other tool (none when
+   * left out). Ignored for a person.
+   */
+  readonly allowedTools?: readonly string[] | undefined;
 }
 
 interface RunningOccurrence {
@@ -88,10 +113,20 @@ const IDLE_RETRY_MS = 250;
 
 /** Splits a comma-separated tool list into trimmed non-empty names. */
 export function toolNames(tools: string): string[] {
-  return tools
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  return splitToolList(tools);
+}
+
+/** Default of `maxRunsPerTaskPerMinute`. */
+export const DEFAULT_MAX_RUNS_PER_TASK_PER_MINUTE = 60;
+
+function positiveOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value > 0))
+    throw new SchedulerError(
+      'invalid_task',
+      `${name} must be a positive number, got ${String(value)}`,
+    );
+  return value;
 }
 
 /** The task's agent: the one named; else `simple`, or `orchestrator` when tools are given (simple uses none). */
@@ -129,6 +164,8 @@ export class TaskScheduler {
   readonly #stopTimeoutMs: number;
   readonly #maxAttempts: number;
   readonly #generateId: () => string;
+  readonly #minIntervalMs: number;
+  readonly #maxRunsPerTaskPerMinute: number;
   readonly #running = new Map<number, RunningOccurrence>();
   #timer: TimerHandle | undefined;
   #started = false;
@@ -153,6 +190,17 @@ export class TaskScheduler {
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 5);
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
+    this.#minIntervalMs = Math.max(
+      1,
+      positiveOption('minIntervalMs', options.minIntervalMs, DEFAULT_MIN_INTERVAL_MS),
+    );
+    this.#maxRunsPerTaskPerMinute = Math.floor(
+      positiveOption(
+        'maxRunsPerTaskPerMinute',
+        options.maxRunsPerTaskPerMinute,
+        DEFAULT_MAX_RUNS_PER_TASK_PER_MINUTE,
+      ),
+    );
   }
 
   /** True between `start()` and `stop()`. */
@@ -170,12 +218,29 @@ export class TaskScheduler {
     return this.#lastError;
   }
 
-  /** Validates and saves a task; it is `active` with its first due time computed. */
+  /**
+   * Validates and saves a task; it is `active` with its first due time computed. A task an agent asks for
+   * (`createdBy: 'agent'`) may name only `allowedTools` and gets at least the default minimum interval.
+   */
   createTask(options: CreateTaskOptions): ScheduledTask {
     if (typeof options.prompt !== 'string' || options.prompt.trim() === '')
       throw new SchedulerError('invalid_task', 'prompt must be a non-empty string');
     const nowMs = this.#clock.nowMs();
-    const schedule = validateSchedule(options, nowMs);
+    const createdBy: TaskOrigin = options.createdBy === 'agent' ? 'agent' : 'person';
+    const tools = normaliseTools(options.tools);
+    const allowedTools = createdBy === 'agent' ? [...(options.allowedTools ?? [])] : undefined;
+    const refused = toolsNotAllowed(
+      effectiveTools(toolNames(tools), options.agent?.trim()),
+      allowedTools,
+    );
+    if (refused.length > 0) throw toolsNotAllowedError(refused, allowedTools ?? []);
+    const schedule = validateSchedule(options, nowMs, {
+      minIntervalMs:
+        createdBy === 'agent'
+          ? Math.max(this.#minIntervalMs, DEFAULT_MIN_INTERVAL_MS)
+          : this.#minIntervalMs,
+      catchupWindowMs: this.#catchupWindowMs,
+    });
     const task: ScheduledTask = {
       id: this.#generateId(),
       prompt: options.prompt,
@@ -186,14 +251,26 @@ export class TaskScheduler {
       status: 'active',
       nextRunMs: firstRunMs(schedule, nowMs),
       lastRunMs: undefined,
-      agent: defaultAgent(options.agent, normaliseTools(options.tools)),
-      tools: normaliseTools(options.tools),
+      agent: defaultAgent(options.agent, tools),
+      tools,
       metadata: options.metadata ?? {},
       createdMs: nowMs,
+      createdBy,
+      allowedTools,
     };
     this.store.insertTask(task);
     this.#wake();
     return task;
+  }
+
+  /**
+   * Deletes a task and its run history for good; refused (`task_running`) while an occurrence of it is
+   * running. Unknown ids throw `task_not_found`.
+   */
+  deleteTask(taskId: string): DeletedTask {
+    const deleted = this.store.deleteTask(taskId, this.#clock.nowMs());
+    this.#wake();
+    return deleted;
   }
 
   /** The task with this id; throws a `SchedulerError` (`task_not_found`) for an unknown id. */
@@ -345,6 +422,7 @@ export class TaskScheduler {
         limit: free,
         catchupWindowMs: this.#catchupWindowMs,
         maxAttempts: this.#maxAttempts,
+        maxRunsPerTaskPerMinute: this.#maxRunsPerTaskPerMinute,
       });
       claimed = claims.length;
       for (const claim of claims) void this.#launch(claim);
@@ -444,12 +522,15 @@ export class TaskScheduler {
     signal: AbortSignal,
   ): Promise<{ success: boolean; result: string; error: string }> {
     const { run, task } = claim;
+    const tools = toolNames(task.tools);
+    const refusal = runRefusal(task, tools);
+    if (refusal !== undefined) return { success: false, result: '', error: refusal };
     try {
       const result: unknown = await this.#requireRunner()({
         task,
         prompt: task.prompt,
         agent: task.agent,
-        tools: toolNames(task.tools),
+        tools,
         occurrenceKey: occurrenceKey(run),
         scheduledForMs: run.scheduledForMs,
         attempt: run.attempt,

@@ -7,6 +7,12 @@ export type TaskStatus = 'active' | 'paused' | 'completed' | 'cancelled';
 /** The accepted task statuses. */
 export const TASK_STATUSES: readonly TaskStatus[] = ['active', 'paused', 'completed', 'cancelled'];
 
+/** Who created a task: a person (CLI, SDK, not limited) or an agent through the `schedule_task` tool. */
+export type TaskOrigin = 'person' | 'agent';
+
+/** The accepted task origins. */
+export const TASK_ORIGINS: readonly TaskOrigin[] = ['person', 'agent'];
+
 /** A stored task (tools.md fields; instants in milliseconds since the epoch). */
 export interface ScheduledTask {
   readonly id: string;
@@ -24,10 +30,20 @@ export interface ScheduledTask {
   readonly tools: string;
   readonly metadata: JsonObject;
   readonly createdMs: number;
+  /** Who created the task (tasks stored before origins were recorded count as `person`). */
+  readonly createdBy: TaskOrigin;
+  /**
+   * The most tools the task may use: for a task created by an agent, the tools of the run that created it;
+   * undefined (not limited) for a task created by a person.
+   */
+  readonly allowedTools: readonly string[] | undefined;
 }
 
-/** The state of one occurrence in the run log. */
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'missed';
+/**
+ * The state of one occurrence in the run log: `missed` when it came due while nothing could run it (beyond the
+ * catch-up window, or superseded), `skipped` when the task reached its runs-per-minute limit.
+ */
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'missed' | 'skipped';
 
 /** One occurrence of a task: at most one row per task and scheduled time, so it completes at most once. */
 export interface TaskRun {

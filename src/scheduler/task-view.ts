@@ -7,7 +7,8 @@ const isoOrNull = (epochMs: number | undefined): string | null =>
 
 /**
  * The snake_case view of a task (the original's `to_dict()` keys in order, instants as ISO 8601), plus
- * `timezone` when a cron task uses one other than UTC.
+ * `timezone` when a cron task uses one other than UTC, `created_by` (`person` or `agent`), and for a task
+ * created by an agent the comma-separated `allowed_tools` it may use.
  */
 export function taskToDict(task: ScheduledTask): JsonObject {
   return {
@@ -23,6 +24,8 @@ export function taskToDict(task: ScheduledTask): JsonObject {
     tools: task.tools,
     metadata: task.metadata,
     ...(task.timezone === 'UTC' ? {} : { timezone: task.timezone }),
+    created_by: task.createdBy,
+    ...(task.allowedTools === undefined ? {} : { allowed_tools: task.allowedTools.join(',') }),
   };
 }
 

@@ -87,7 +87,13 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
         allowUnsandboxed: false,
       },
     },
-    scheduler: { dbPath: join(home, 'scheduler.db'), concurrency: 4, catchupWindowMs: 3_600_000 },
+    scheduler: {
+      dbPath: join(home, 'scheduler.db'),
+      concurrency: 4,
+      catchupWindowMs: 3_600_000,
+      minIntervalMs: 1000,
+      maxRunsPerTaskPerMinute: 60,
+    },
     telemetry: { enabled: true, dbPath: join(home, 'telemetry.db') },
     mcp: { servers: [] },
     imports: [],
@@ -153,6 +159,8 @@ allow_unsandboxed = true
 db_path = "sched/s.db"
 concurrency = 2
 catchup_window_seconds = 90
+min_interval_seconds = 0.25
+max_runs_per_task_per_minute = 300
 
 [telemetry]
 enabled = false
@@ -228,7 +236,13 @@ describe('configFromToml', () => {
           allowUnsandboxed: true,
         },
       },
-      scheduler: { dbPath: join(HOME, 'sched/s.db'), concurrency: 2, catchupWindowMs: 90_000 },
+      scheduler: {
+        dbPath: join(HOME, 'sched/s.db'),
+        concurrency: 2,
+        catchupWindowMs: 90_000,
+        minIntervalMs: 250,
+        maxRunsPerTaskPerMinute: 300,
+      },
       telemetry: { enabled: false, dbPath: '/var/lib/jarvis/t.db' },
       mcp: {
         servers: [
@@ -599,6 +613,12 @@ host = "ftp://files.example"
       '[scheduler]\ncatchup_window_seconds = -5',
       'scheduler.catchup_window_seconds',
       'a number >= 0',
+    ],
+    ['[scheduler]\nmin_interval_seconds = 0', 'scheduler.min_interval_seconds', 'a number > 0'],
+    [
+      '[scheduler]\nmax_runs_per_task_per_minute = 0.5',
+      'scheduler.max_runs_per_task_per_minute',
+      'a whole number >= 1',
     ],
     ['[telemetry]\nenabled = "false"', 'telemetry.enabled', 'true or false'],
     ['imports = "./x.js"', 'imports', 'an array of non-empty strings'],

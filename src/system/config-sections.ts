@@ -250,11 +250,18 @@ export function readScheduler(root: TableReader, context: PathContext): Schedule
   const dbPath = scheduler && readPath(scheduler, 'db_path', context.home, context);
   const concurrency = scheduler?.integer('concurrency', { min: 1 });
   const catchupSeconds = scheduler?.number('catchup_window_seconds', { min: 0 });
+  const minIntervalSeconds = scheduler?.number('min_interval_seconds', {
+    min: 0,
+    exclusiveMin: true,
+  });
+  const maxRunsPerMinute = scheduler?.integer('max_runs_per_task_per_minute', { min: 1 });
   scheduler?.ignore(['enabled', 'poll_interval']);
   return {
     dbPath: dbPath ?? join(context.home, 'scheduler.db'),
     concurrency: concurrency ?? 4,
     catchupWindowMs: Math.round((catchupSeconds ?? 3600) * 1000),
+    minIntervalMs: Math.max(1, Math.round((minIntervalSeconds ?? 1) * 1000)),
+    maxRunsPerTaskPerMinute: maxRunsPerMinute ?? 60,
   };
 }
 

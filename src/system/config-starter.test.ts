@@ -56,6 +56,8 @@ const DOCUMENTED_KEYS = [
   '[scheduler] db_path',
   '[scheduler] concurrency',
   '[scheduler] catchup_window_seconds',
+  '[scheduler] min_interval_seconds',
+  '[scheduler] max_runs_per_task_per_minute',
   '[telemetry] enabled',
   '[telemetry] db_path',
   '[[mcp.servers]] name',

@@ -110,6 +110,10 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # concurrency = 4
 # A task missed while OpenJarvis was not running still runs once if it is at most this late.
 # catchup_window_seconds = 3600
+# Shortest interval a person may schedule (tasks scheduled by an agent never get less than 1 second).
+# min_interval_seconds = 1
+# Runs of one task per minute; beyond it occurrences are recorded as skipped, not queued.
+# max_runs_per_task_per_minute = 60
 
 [telemetry]
 # Record inference and tool statistics (\`jarvis telemetry stats\`).

@@ -101,6 +101,10 @@ export interface SchedulerConfig {
   readonly concurrency: number;
   /** Late occurrences within this window still run once (`catchup_window_seconds`, default 3600). */
   readonly catchupWindowMs: number;
+  /** Shortest interval of a task a person creates (`min_interval_seconds`, default 1; agents never get less than 1 s). */
+  readonly minIntervalMs: number;
+  /** Runs of one task per minute beyond which occurrences are skipped (`max_runs_per_task_per_minute`, default 60). */
+  readonly maxRunsPerTaskPerMinute: number;
 }
 
 /** `[telemetry]`. */

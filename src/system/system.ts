@@ -218,6 +218,8 @@ export class JarvisSystem {
       bus: this.bus,
       concurrency: this.config.scheduler.concurrency,
       catchupWindowMs: this.config.scheduler.catchupWindowMs,
+      minIntervalMs: this.config.scheduler.minIntervalMs,
+      maxRunsPerTaskPerMinute: this.config.scheduler.maxRunsPerTaskPerMinute,
       ...(this.#options.clock === undefined ? {} : { clock: this.#options.clock }),
     });
     return this.#scheduler;

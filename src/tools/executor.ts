@@ -96,6 +96,7 @@ export class ToolExecutor {
   readonly #clock: Clock;
   readonly #generateId: () => string;
   readonly #deadlines: DeadlineQueue;
+  readonly #toolNames: readonly string[];
 
   constructor(tools: Iterable<Tool>, options: ToolExecutorOptions = {}) {
     this.#bus = options.bus;
@@ -114,6 +115,7 @@ export class ToolExecutor {
       DEFAULT_TIMEOUT_MS,
     );
     for (const tool of tools) this.#add(tool, defaultTimeoutMs);
+    this.#toolNames = Object.freeze([...this.#entries.keys()]);
   }
 
   /** Specs of all tools, in the order given. */
@@ -221,6 +223,7 @@ export class ToolExecutor {
       startedMs: state.startedMs,
       signal: state.signal,
       bus: this.#bus,
+      runToolNames: this.#toolNames,
       fail: (code, content) => this.#fail(state, code, content),
     });
   }

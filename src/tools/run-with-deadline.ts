@@ -23,6 +23,8 @@ export interface DeadlineRun {
   readonly startedMs: number;
   readonly signal: AbortSignal | undefined;
   readonly bus: EventBus | undefined;
+  /** Names of every tool of the run (handed to the tool in its context). */
+  readonly runToolNames?: readonly string[];
   readonly fail: (code: ToolErrorCode, content: string) => ToolResult;
 }
 
@@ -63,7 +65,7 @@ export function runWithDeadline(run: DeadlineRun): Promise<ToolResult> {
       settle(fail('cancelled', `Tool '${name}' was cancelled.`));
     };
     if (signal !== undefined) signal.addEventListener('abort', onCallerAbort, { once: true });
-    const context = new CallContext(abort, run.callId, run.bus);
+    const context = new CallContext(abort, run.callId, run.bus, run.runToolNames);
     void invoke(entry.tool, name, run.args, context, fail).then(settle);
   });
 }
@@ -73,11 +75,18 @@ class CallContext implements ToolContext {
   readonly #abort: LazyAbortController;
   readonly callId: string;
   readonly bus?: EventBus;
+  readonly runToolNames?: readonly string[];
 
-  constructor(abort: LazyAbortController, callId: string, bus: EventBus | undefined) {
+  constructor(
+    abort: LazyAbortController,
+    callId: string,
+    bus: EventBus | undefined,
+    runToolNames: readonly string[] | undefined,
+  ) {
     this.#abort = abort;
     this.callId = callId;
     if (bus !== undefined) this.bus = bus;
+    if (runToolNames !== undefined) this.runToolNames = runToolNames;
   }
 
   get signal(): AbortSignal {

@@ -98,8 +98,25 @@ describe('jarvis scheduler (built CLI)', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      "error: invalid interval '0': give a number of seconds from 0.001 to 315360000, e.g. '3600'\n",
+      "error: invalid interval '0': give a number of seconds from 1 to 315360000, e.g. '3600'\n",
     );
+  });
+
+  it('`delete` removes a task with its history; deleting it again is a usage error (exit 2)', async () => {
+    const created = await runCli(
+      ['scheduler', 'create', 'weekly report', '--type', 'cron', '--value', '@weekly', '--json'],
+      { env },
+    );
+    expect(created.code).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const deleted = await runCli(['scheduler', 'delete', id], { env });
+    expect(deleted).toMatchObject({ code: 0, stderr: '' });
+    expect(deleted.stdout).toBe(
+      `Deleted task ${id} (active, cron @weekly) and its 0 run-log entries.\n`,
+    );
+    const again = await runCli(['scheduler', 'delete', id], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`Task not found: ${id}`);
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)(
