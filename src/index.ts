@@ -99,6 +99,7 @@ export {
 export {
   EmbeddedLlamaEngine,
   type EmbeddedLlamaEngineOptions,
+  type EngineRequestLogEntry,
   extractTextToolCalls,
   findDefaultModel,
   OllamaEngine,

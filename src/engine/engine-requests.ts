@@ -1,15 +1,27 @@
 import { type Clock, EngineError, type SignalOptions } from '../core/index.js';
 import { HttpClient, type SleepFunction } from './http-client.js';
 import { WireFormatError } from './openai-wire.js';
+import type { EngineRequestLog } from './request-log.js';
 
 /** Options that every engine on an HTTP server takes: how its requests are sent, waited for and retried. */
 export interface HttpEngineOptions {
-  /** Longest wait for one attempt (default 120 s); in a stream, for the headers and for each gap between chunks. */
+  /**
+   * Longest wait from sending a request to the first byte of its answer (default 120 s); a non-streamed answer
+   * arrives in one piece, so for it this is the whole answer. An attempt that hits it is retried at most once.
+   */
   readonly timeoutMs?: number;
+  /** Longest wait to open a connection (default 10 s, never more than `timeoutMs`). */
+  readonly connectTimeoutMs?: number;
+  /** Longest silence in the middle of a streamed answer (default 60 s, never more than `timeoutMs`); not retried. */
+  readonly idleTimeoutMs?: number;
+  /** Longest one answer may take in all, retries and streaming included (default 10 min, at least `timeoutMs`). */
+  readonly deadlineMs?: number;
   /** Longest wait of `health()` (default 2 s). */
   readonly healthTimeoutMs?: number;
   /** Sent with every request (for example to get through an authenticating proxy). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Receives one entry per request attempt and per finished stream (for `--verbose`); entries are redacted. */
+  readonly onRequest?: EngineRequestLog;
   /** Extra attempts after a transient failure; default 2. */
   readonly maxRetries?: number;
   readonly retryBaseDelayMs?: number;
@@ -22,6 +34,10 @@ export interface HttpEngineOptions {
 const CLIENT_KEYS: readonly (keyof HttpEngineOptions)[] = [
   'headers',
   'timeoutMs',
+  'connectTimeoutMs',
+  'idleTimeoutMs',
+  'deadlineMs',
+  'onRequest',
   'maxRetries',
   'retryBaseDelayMs',
   'random',
@@ -29,13 +45,14 @@ const CLIENT_KEYS: readonly (keyof HttpEngineOptions)[] = [
   'clock',
 ];
 
-/** The `HttpClient` of an engine, given those of its options that are defined (but `healthTimeoutMs`). */
+/** The `HttpClient` of an engine, given those of its options that are defined (but `healthTimeoutMs`) and its secrets. */
 export function createEngineHttpClient(
   baseUrl: string,
   engineId: string,
   options: HttpEngineOptions,
+  secrets: readonly (string | undefined)[] = [],
 ): HttpClient {
-  return new HttpClient({ baseUrl, engineId, ...pickDefined(options, CLIENT_KEYS) });
+  return new HttpClient({ baseUrl, engineId, secrets, ...pickDefined(options, CLIENT_KEYS) });
 }
 
 /** The `signal` of the options, as request fields (none when absent). */
@@ -58,13 +75,22 @@ export async function checkHealth(
   }
 }
 
-/** A `WireFormatError` as the `EngineError` of the engine at `address`; any other error as it is. */
-export function engineErrorFromWire(error: unknown, engineId: string, address: string): unknown {
+/**
+ * A `WireFormatError` as the `EngineError` of the engine at `address`, its text (which may quote the server)
+ * passed through the client's redaction; any other error as it is.
+ */
+export function engineErrorFromWire(
+  error: unknown,
+  engineId: string,
+  address: string,
+  redact: (text: string) => string = (text) => text,
+): unknown {
   if (!(error instanceof WireFormatError)) return error;
+  error.message = redact(error.message);
   return new EngineError({
     code: error.code,
     engineId,
-    address,
+    address: redact(address),
     detail: error.message,
     cause: error,
   });

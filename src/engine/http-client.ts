@@ -3,26 +3,52 @@ import { createRequire } from 'node:module';
 import type { Dispatcher, Pool } from 'undici';
 import {
   type Clock,
+  createRedactor,
   describeError,
   EngineError,
-  type EngineErrorCode,
   JarvisError,
+  type Redactor,
   systemClock,
 } from '../core/index.js';
+import {
+  AttemptFailure,
+  bodyTooLarge,
+  cancelledFailure,
+  extractErrorMessage,
+  failProtocol,
+  parseRetryAfterMs,
+  timeoutFailure,
+  unexpectedFailure,
+} from './http-failures.js';
+import { StreamHandle } from './http-stream-handle.js';
+import {
+  AttemptScope,
+  type HttpTimeouts,
+  RequestDeadline,
+  requestTimeouts,
+  resolveTimeouts,
+  type TimeoutOptions,
+} from './http-timeouts.js';
+import { type EngineRequestLog, type EngineRequestLogEntry, reportRequest } from './request-log.js';
+
+export { extractErrorMessage, parseRetryAfterMs } from './http-failures.js';
+export { DEFAULT_HTTP_TIMEOUT_MS } from './http-timeouts.js';
 
 /** Waits `ms` milliseconds; rejects when `signal` aborts first. */
 export type SleepFunction = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** Options of an `HttpClient`: one server, one keep-alive connection pool. */
-export interface HttpClientOptions {
+export interface HttpClientOptions extends TimeoutOptions {
   /** `http(s)://host:port` with an optional path prefix that every request path is appended to. */
   readonly baseUrl: string;
   /** Named in every error (`vllm`, `ollama`, …). */
   readonly engineId: string;
-  /** Sent with every request (for example `authorization`). */
+  /** Sent with every request (for example `authorization`); values of credential headers are redacted from errors. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Longest wait for one attempt: the whole answer for JSON, the headers and each gap between chunks for streams. */
-  readonly timeoutMs?: number;
+  /** Secrets (API keys) that never appear in errors or request-log entries, whatever the server echoes. */
+  readonly secrets?: readonly (string | undefined)[];
+  /** Receives one entry per attempt and per finished stream (method, address, status, time, error). */
+  readonly onRequest?: EngineRequestLog;
   /** Extra attempts after a transient failure; default 2 (3 attempts in all). */
   readonly maxRetries?: number;
   /** First backoff step; each retry doubles it, plus jitter. Default 500 ms. */
@@ -37,7 +63,7 @@ export interface HttpClientOptions {
   readonly random?: () => number;
   /** How to wait between attempts. Default: a timer that the request's signal cancels. */
   readonly sleep?: SleepFunction;
-  /** Turns a `Retry-After` date into a wait. Default `systemClock`. */
+  /** Turns a `Retry-After` date into a wait and times the request log. Default `systemClock`. */
   readonly clock?: Clock;
 }
 
@@ -51,8 +77,11 @@ export interface HttpRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** Cancels the request, including waits between attempts. */
   readonly signal?: AbortSignal;
+  /** Longest wait for the first byte of this request's answer (and for any silence after it). */
   readonly timeoutMs?: number;
   readonly maxRetries?: number;
+  /** The model the request asks, named in timeout errors. */
+  readonly model?: string;
 }
 
 /** A successful (2xx) JSON answer. */
@@ -80,89 +109,16 @@ export interface HttpStreamResponse {
   release(): void;
 }
 
-/** Default per-attempt timeout: generation on a local model can be slow. */
-export const DEFAULT_HTTP_TIMEOUT_MS = 120_000;
 const ERROR_BODY_BYTES = 64 * 1024;
-const MESSAGE_CHARS = 500;
 const RETRIABLE_STATUSES = new Set([408, 409, 429]);
-const CONNECTION_CODES: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused (is the server running?)',
-  ECONNRESET: 'connection reset by the server',
-  EPIPE: 'connection closed by the server',
-  ECONNABORTED: 'connection aborted',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-};
-const TIMEOUT_CODES = new Set([
-  'ETIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
-
-/** Why one attempt failed, before the retry loop decides whether to try again. */
-class AttemptFailure extends Error {
-  constructor(
-    readonly code: EngineErrorCode,
-    readonly detail: string,
-    readonly retriable: boolean,
-    readonly extra: {
-      readonly status?: number;
-      readonly retryAfterMs?: number;
-      readonly cause?: unknown;
-    } = {},
-  ) {
-    super(detail);
-  }
-}
-
-/** The timer and cancellation of one attempt: the caller's signal and the timeout both abort it. */
-class AttemptScope {
-  readonly controller = new AbortController();
-  timedOut = false;
-  cancelled = false;
-  readonly #callerSignal: AbortSignal | undefined;
-  readonly #timeoutMs: number;
-  #timer: NodeJS.Timeout | undefined;
-  readonly #onCallerAbort = () => {
-    this.cancelled = true;
-    this.controller.abort(this.#callerSignal?.reason);
-  };
-
-  constructor(callerSignal: AbortSignal | undefined, timeoutMs: number) {
-    this.#callerSignal = callerSignal;
-    this.#timeoutMs = timeoutMs;
-    callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
-    if (callerSignal?.aborted) this.#onCallerAbort();
-    this.startTimer();
-  }
-
-  startTimer(): void {
-    this.stopTimer();
-    this.#timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort(new Error(`timed out after ${this.#timeoutMs} ms`));
-    }, this.#timeoutMs);
-  }
-
-  stopTimer(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-  }
-
-  dispose(): void {
-    this.stopTimer();
-    this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
-  }
-}
+/** Header names whose values are credentials. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|session|password/i;
 
 /**
- * A small HTTP client for model servers over an undici keep-alive pool: JSON and streamed requests, a timeout
- * per attempt, cancellation by `AbortSignal`, and retries with backoff on transient failures. Every failure
- * becomes an `EngineError` naming the engine, the address and the attempts made.
+ * A small HTTP client for model servers over an undici keep-alive pool: JSON and streamed requests, separate
+ * connect, first-byte and idle timeouts under an overall deadline, cancellation by `AbortSignal`, and retries
+ * with backoff on transient failures. Every failure becomes an `EngineError` naming the engine, the address and
+ * the attempts made, with known secrets and secret-shaped text redacted.
  */
 export class HttpClient {
   readonly engineId: string;
@@ -171,7 +127,8 @@ export class HttpClient {
   readonly #pool: Pool;
   readonly #prefix: string;
   readonly #options: HttpClientOptions;
-  readonly #timeoutMs: number;
+  readonly #timeouts: HttpTimeouts;
+  readonly #redact: Redactor;
   #closed = false;
 
   constructor(options: HttpClientOptions) {
@@ -180,10 +137,14 @@ export class HttpClient {
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.baseUrl = `${url.origin}${this.#prefix}`;
     this.#options = options;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+    this.#timeouts = resolveTimeouts(options);
+    this.#redact = clientRedactor(options);
     // undici loads with the first client, not with the package: commands that never talk to a server skip it.
     const { Pool: PoolClass } = createRequire(import.meta.url)('undici') as typeof import('undici');
-    this.#pool = new PoolClass(url.origin, { connections: options.connections ?? 64 });
+    this.#pool = new PoolClass(url.origin, {
+      connections: options.connections ?? 64,
+      connect: { timeout: this.#timeouts.connectMs },
+    });
   }
 
   /** The full URL of a path, as named in errors. */
@@ -191,17 +152,37 @@ export class HttpClient {
     return `${this.baseUrl}${path}`;
   }
 
+  /** Removes this client's secrets (API key, credential headers) and secret-shaped text from `text`. */
+  redact(text: string): string {
+    return this.#redact(text);
+  }
+
   /** Sends a request and resolves to its parsed 2xx JSON body, retrying transient failures. */
-  requestJson(request: HttpRequest): Promise<HttpJsonResponse> {
-    return this.#withRetries(request, (attempts) => this.#attemptJson(request, attempts));
+  async requestJson(request: HttpRequest): Promise<HttpJsonResponse> {
+    const deadline = this.#deadline(request);
+    try {
+      return await this.#withRetries(request, deadline, (attempts) =>
+        this.#attemptJson(request, deadline, attempts),
+      );
+    } finally {
+      deadline.dispose();
+    }
   }
 
   /**
    * Sends a request and resolves once the 2xx answer's first bytes arrived; failures up to then are retried,
    * failures after that (the body is being handed to the caller) are not.
    */
-  requestStream(request: HttpRequest): Promise<HttpStreamResponse> {
-    return this.#withRetries(request, (attempts) => this.#attemptStream(request, attempts));
+  async requestStream(request: HttpRequest): Promise<HttpStreamResponse> {
+    const deadline = this.#deadline(request);
+    try {
+      return await this.#withRetries(request, deadline, (attempts) =>
+        this.#attemptStream(request, deadline, attempts),
+      );
+    } catch (error) {
+      deadline.dispose();
+      throw error;
+    }
   }
 
   /** Closes every connection; requests still running fail. Calling it twice is harmless. */
@@ -211,34 +192,62 @@ export class HttpClient {
     await this.#pool.destroy();
   }
 
+  #deadline(request: HttpRequest): RequestDeadline {
+    return new RequestDeadline(requestTimeouts(this.#timeouts, request.timeoutMs).deadlineMs);
+  }
+
   async #withRetries<T>(
     request: HttpRequest,
+    deadline: RequestDeadline,
     attempt: (attempts: number) => Promise<T>,
   ): Promise<T> {
     const maxAttempts = 1 + Math.max(0, request.maxRetries ?? this.#options.maxRetries ?? 2);
+    let acceptedTimeouts = 0;
     for (let attempts = 1; ; attempts += 1) {
       try {
         return await attempt(attempts);
       } catch (error) {
-        const failure = error instanceof AttemptFailure ? error : this.#unexpected(error);
-        if (!failure.retriable || attempts >= maxAttempts) {
+        const failure =
+          error instanceof AttemptFailure
+            ? error
+            : unexpectedFailure(error, this.#timeouts, request.model);
+        if (failure.extra.acceptedTimeout === true) acceptedTimeouts += 1;
+        // A server that took the request and went silent is given one more chance, never more.
+        if (!failure.retriable || attempts >= maxAttempts || acceptedTimeouts > 1) {
           throw this.#engineError(request, failure, attempts);
         }
-        await this.#pause(request, failure, attempts);
+        await this.#pause(request, deadline, failure, attempts);
       }
     }
   }
 
-  async #pause(request: HttpRequest, failure: AttemptFailure, attempts: number): Promise<void> {
+  async #pause(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    failure: AttemptFailure,
+    attempts: number,
+  ): Promise<void> {
     const delayMs = this.#retryDelayMs(failure, attempts);
     const sleep = this.#options.sleep ?? abortableSleep;
+    const signal =
+      request.signal === undefined
+        ? deadline.signal
+        : AbortSignal.any([request.signal, deadline.signal]);
     try {
-      await sleep(delayMs, request.signal);
+      await sleep(delayMs, signal);
     } catch (error) {
-      if (!request.signal?.aborted) throw error;
+      if (!signal.aborted) throw error;
     }
     if (request.signal?.aborted) {
       throw this.#engineError(request, cancelledFailure(request.signal.reason), attempts);
+    }
+    if (deadline.expired) {
+      const timeouts = requestTimeouts(this.#timeouts, request.timeoutMs);
+      throw this.#engineError(
+        request,
+        timeoutFailure('deadline', timeouts, request.model),
+        attempts,
+      );
     }
   }
 
@@ -251,46 +260,63 @@ export class HttpClient {
     return Math.min(capMs, stepMs / 2 + (stepMs / 2) * random());
   }
 
-  async #attemptJson(request: HttpRequest, attempts: number): Promise<HttpJsonResponse> {
-    const scope = this.#openScope(request);
+  async #attemptJson(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    attempts: number,
+  ): Promise<HttpJsonResponse> {
+    const scope = this.#openScope(request, deadline);
+    const startedMs = this.#logStartMs();
     try {
       const response = await this.#send(request, scope);
-      const text = await readText(response.body, this.#options.maxBodyBytes ?? 64 * 1024 * 1024);
+      const restartIdle = () => scope.startTimer('idle');
+      restartIdle();
+      const limitBytes = this.#options.maxBodyBytes ?? 64 * 1024 * 1024;
+      const text = await readText(response.body, limitBytes, { onPiece: restartIdle });
       if (text === undefined) throw bodyTooLarge();
-      return {
-        status: response.statusCode,
-        headers: response.headers,
-        body: parseJson(text),
-        attempts,
-      };
+      const body = parseJson(text, this.#redact);
+      this.#log(request, { attempt: attempts, startedMs, status: response.statusCode });
+      return { status: response.statusCode, headers: response.headers, body, attempts };
     } catch (error) {
-      throw this.#classify(error, scope);
+      const failure = this.#classify(error, scope, request);
+      this.#log(request, { attempt: attempts, startedMs, failure });
+      throw failure;
     } finally {
       scope.dispose();
     }
   }
 
-  async #attemptStream(request: HttpRequest, attempts: number): Promise<HttpStreamResponse> {
-    const scope = this.#openScope(request);
+  async #attemptStream(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    attempts: number,
+  ): Promise<HttpStreamResponse> {
+    const scope = this.#openScope(request, deadline);
+    const startedMs = this.#logStartMs();
     let response: Dispatcher.ResponseData | undefined;
     try {
       response = await this.#send(request, scope);
       const iterator = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
       const first = await iterator.next();
       scope.stopTimer();
-      return this.#streamResponse({ request, scope, response, iterator, first, attempts });
+      this.#log(request, { attempt: attempts, startedMs, status: response.statusCode });
+      const stream = { request, scope, deadline, response, iterator, first, attempts, startedMs };
+      return this.#streamResponse(stream);
     } catch (error) {
       response?.body.destroy();
       scope.dispose();
-      throw this.#classify(error, scope);
+      const failure = this.#classify(error, scope, request);
+      this.#log(request, { attempt: attempts, startedMs, failure });
+      throw failure;
     }
   }
 
   #streamResponse(stream: OpenStream): HttpStreamResponse {
-    const handle = new StreamHandle(stream.response, stream.iterator, stream.scope);
+    const { response, iterator, scope, deadline } = stream;
+    const handle = new StreamHandle(response, iterator, scope, deadline);
     return {
-      status: stream.response.statusCode,
-      headers: stream.response.headers,
+      status: response.statusCode,
+      headers: response.headers,
       attempts: stream.attempts,
       chunks: this.#streamChunks(stream, handle),
       cancel: () => handle.cancel(),
@@ -299,50 +325,54 @@ export class HttpClient {
   }
 
   async *#streamChunks(stream: OpenStream, handle: StreamHandle): AsyncGenerator<string> {
-    const { scope, iterator } = stream;
     const decoder = new TextDecoder();
     let next = stream.first;
+    let failure: AttemptFailure | undefined;
     try {
       while (next.done !== true) {
         yield decoder.decode(next.value, { stream: true });
         if (!handle.open) return;
-        scope.startTimer();
         try {
-          next = await iterator.next();
+          next = await this.#nextPiece(stream);
         } catch (error) {
-          throw this.#engineError(
-            stream.request,
-            this.#midStreamFailure(error, scope),
-            stream.attempts,
-          );
-        } finally {
-          scope.stopTimer();
+          failure = this.#midStreamFailure(error, stream.scope, stream.request);
+          throw this.#engineError(stream.request, failure, stream.attempts);
         }
       }
       const rest = decoder.decode();
       if (rest !== '') yield rest;
     } finally {
       handle.cancel();
+      const { attempts: attempt, startedMs, response } = stream;
+      const status = response.statusCode;
+      this.#log(stream.request, { attempt, startedMs, status, failure, phase: 'stream_end' });
     }
   }
 
-  #midStreamFailure(error: unknown, scope: AttemptScope): AttemptFailure {
-    const failure = this.#classify(error, scope);
-    if (failure.code !== 'engine_unavailable') return failure;
-    return new AttemptFailure(
-      'engine_stream_cut',
-      `the stream was cut off: ${failure.detail}`,
-      false,
-      {
-        cause: error,
-      },
-    );
+  /** The next piece of a streamed body, within the idle timeout and the request's deadline. */
+  async #nextPiece(stream: OpenStream): Promise<IteratorResult<Buffer>> {
+    const { scope } = stream;
+    if (scope.timedOut !== undefined) throw new Error(`${scope.timedOut} timeout`);
+    scope.startTimer('idle');
+    try {
+      return await stream.iterator.next();
+    } finally {
+      scope.stopTimer();
+    }
   }
 
-  #openScope(request: HttpRequest): AttemptScope {
+  #midStreamFailure(error: unknown, scope: AttemptScope, request: HttpRequest): AttemptFailure {
+    const failure = this.#classify(error, scope, request);
+    if (failure.code !== 'engine_unavailable') return failure;
+    const detail = `the stream was cut off: ${failure.detail}`;
+    return new AttemptFailure('engine_stream_cut', detail, false, { cause: error });
+  }
+
+  #openScope(request: HttpRequest, deadline: RequestDeadline): AttemptScope {
     if (this.#closed)
       throw new AttemptFailure('engine_unavailable', 'the client was closed', false);
-    return new AttemptScope(request.signal, request.timeoutMs ?? this.#timeoutMs);
+    const timeouts = requestTimeouts(this.#timeouts, request.timeoutMs);
+    return new AttemptScope(request.signal, deadline, timeouts);
   }
 
   async #send(request: HttpRequest, scope: AttemptScope): Promise<Dispatcher.ResponseData> {
@@ -358,7 +388,8 @@ export class HttpClient {
       },
       body: hasBody ? JSON.stringify(request.body) : null,
       signal: scope.controller.signal,
-      headersTimeout: request.timeoutMs ?? this.#timeoutMs,
+      // Our own first-byte timer fires first; undici's (default 300 s) must never cut a longer one short.
+      headersTimeout: scope.timeouts.firstByteMs + 1_000,
       bodyTimeout: 0,
     });
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
@@ -367,8 +398,11 @@ export class HttpClient {
 
   async #statusFailure(response: Dispatcher.ResponseData): Promise<AttemptFailure> {
     const status = response.statusCode;
-    const text = await readText(response.body, ERROR_BODY_BYTES, true).catch(() => '');
-    const message = extractErrorMessage(text ?? '');
+    const text = await readText(response.body, ERROR_BODY_BYTES, { truncate: true }).catch(
+      () => '',
+    );
+    // Redacted before it is shortened, so that a cut cannot leave half a key behind.
+    const message = extractErrorMessage(this.#redact(text ?? ''));
     const detail = `HTTP ${status}${message === '' ? '' : `: ${message}`}`;
     const retryAfterMs = parseRetryAfterMs(response.headers['retry-after'], this.#clock().nowMs());
     const retriable = RETRIABLE_STATUSES.has(status) || status >= 500;
@@ -378,44 +412,48 @@ export class HttpClient {
     });
   }
 
-  #classify(error: unknown, scope: AttemptScope): AttemptFailure {
+  #classify(error: unknown, scope: AttemptScope, request: HttpRequest): AttemptFailure {
     if (scope.cancelled) return cancelledFailure(error);
-    if (scope.timedOut) {
-      const reason = describeError(scope.controller.signal.reason);
-      return new AttemptFailure('engine_timeout', `no answer in time: ${reason}`, true, {
-        cause: error,
-      });
-    }
+    if (scope.timedOut !== undefined)
+      return timeoutFailure(scope.timedOut, scope.timeouts, request.model, error);
     if (error instanceof AttemptFailure) return error;
     if (this.#closed)
       return new AttemptFailure('engine_unavailable', 'the client was closed', false);
-    return this.#unexpected(error);
-  }
-
-  #unexpected(error: unknown): AttemptFailure {
-    const code = errorCode(error);
-    const connection = code === undefined ? undefined : CONNECTION_CODES[code];
-    if (connection !== undefined) {
-      return new AttemptFailure('engine_unavailable', `${connection} (${code})`, true, {
-        cause: error,
-      });
-    }
-    if (code !== undefined && TIMEOUT_CODES.has(code)) {
-      return new AttemptFailure('engine_timeout', `timed out (${code})`, true, { cause: error });
-    }
-    return new AttemptFailure('engine_unavailable', describeError(error), false, { cause: error });
+    return unexpectedFailure(error, scope.timeouts, request.model);
   }
 
   #engineError(request: HttpRequest, failure: AttemptFailure, attempts: number): EngineError {
     return new EngineError({
       code: failure.code,
       engineId: this.engineId,
-      address: this.address(request.path),
-      detail: failure.detail,
+      address: this.#redact(this.address(request.path)),
+      detail: this.#redact(failure.detail),
       attempts,
       ...(failure.extra.status === undefined ? {} : { status: failure.extra.status }),
       cause: failure.extra.cause,
     });
+  }
+
+  #log(request: HttpRequest, step: LogStep): void {
+    if (this.#options.onRequest === undefined) return;
+    const { failure } = step;
+    const status = failure?.extra.status ?? step.status;
+    const entry: EngineRequestLogEntry = {
+      engineId: this.engineId,
+      method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
+      url: this.#redact(this.address(request.path)),
+      attempt: step.attempt,
+      phase: step.phase ?? 'response',
+      ...(status === undefined ? {} : { status }),
+      durationMs: Math.max(0, this.#clock().monotonicMs() - step.startedMs),
+      ...(failure === undefined ? {} : { error: this.#redact(failure.detail) }),
+    };
+    reportRequest(this.#options.onRequest, entry);
+  }
+
+  /** When an attempt started, for the request log (the clock is only read when there is a log). */
+  #logStartMs(): number {
+    return this.#options.onRequest === undefined ? 0 : this.#clock().monotonicMs();
   }
 
   #clock(): Clock {
@@ -423,81 +461,33 @@ export class HttpClient {
   }
 }
 
-const RELEASE_GRACE_MS = 1_000;
-
-/** The life of one streamed body: open while the caller reads, then draining or closed. */
-class StreamHandle {
-  #state: 'open' | 'draining' | 'closed' = 'open';
-  readonly #response: Dispatcher.ResponseData;
-  readonly #iterator: AsyncIterator<Buffer>;
-  readonly #scope: AttemptScope;
-
-  constructor(
-    response: Dispatcher.ResponseData,
-    iterator: AsyncIterator<Buffer>,
-    scope: AttemptScope,
-  ) {
-    this.#response = response;
-    this.#iterator = iterator;
-    this.#scope = scope;
-  }
-
-  get open(): boolean {
-    return this.#state === 'open';
-  }
-
-  cancel(): void {
-    if (this.#state === 'open') this.#close();
-  }
-
-  release(): void {
-    if (this.#state !== 'open') return;
-    this.#state = 'draining';
-    this.#scope.stopTimer();
-    const timer = setTimeout(() => this.#close(), RELEASE_GRACE_MS);
-    timer.unref();
-    void this.#drain(timer);
-  }
-
-  async #drain(timer: NodeJS.Timeout): Promise<void> {
-    try {
-      while ((await this.#iterator.next()).done !== true) {
-        // The rest of a finished answer is of no interest; reading it keeps the connection reusable.
-      }
-    } catch {
-      // A body that fails after the answer was complete changes nothing.
-    } finally {
-      clearTimeout(timer);
-      this.#close();
-    }
-  }
-
-  #close(): void {
-    this.#state = 'closed';
-    this.#scope.dispose();
-    if (!this.#response.body.destroyed) this.#response.body.destroy();
-  }
+interface LogStep {
+  readonly attempt: number;
+  readonly startedMs: number;
+  readonly status?: number | undefined;
+  readonly failure?: AttemptFailure | undefined;
+  readonly phase?: EngineRequestLogEntry['phase'];
 }
 
 interface OpenStream {
   readonly request: HttpRequest;
   readonly scope: AttemptScope;
+  readonly deadline: RequestDeadline;
   readonly response: Dispatcher.ResponseData;
   readonly iterator: AsyncIterator<Buffer>;
   readonly first: IteratorResult<Buffer>;
   readonly attempts: number;
+  readonly startedMs: number;
 }
 
-function bodyTooLarge(): AttemptFailure {
-  return new AttemptFailure(
-    'engine_protocol_error',
-    'the answer is larger than the body limit',
-    false,
-  );
-}
-
-function cancelledFailure(cause: unknown): AttemptFailure {
-  return new AttemptFailure('engine_cancelled', 'the request was cancelled', false, { cause });
+/** The redactor of a client: its explicit secrets, and the values of its credential headers. */
+function clientRedactor(options: HttpClientOptions): Redactor {
+  const secrets: (string | undefined)[] = [...(options.secrets ?? [])];
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (!CREDENTIAL_HEADER.test(name)) continue;
+    secrets.push(value, /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1]);
+  }
+  return createRedactor(secrets);
 }
 
 function parseBaseUrl(baseUrl: string): URL {
@@ -520,15 +510,20 @@ function parseBaseUrl(baseUrl: string): URL {
   return url;
 }
 
-/** Reads a body as UTF-8 text; `undefined` when it exceeds `limitBytes` (or, with `truncate`, the first part). */
+/**
+ * Reads a body as UTF-8 text; `undefined` when it exceeds `limitBytes` (or, with `truncate`, the first part).
+ * `onPiece` is called after each piece that arrives.
+ */
 async function readText(
   body: AsyncIterable<Buffer> & { destroy(): void },
   limitBytes: number,
-  truncate = false,
+  options: { readonly truncate?: boolean; readonly onPiece?: () => void } = {},
 ): Promise<string | undefined> {
   const parts: Buffer[] = [];
   let size = 0;
+  const truncate = options.truncate ?? false;
   for await (const part of body) {
+    options.onPiece?.();
     parts.push(part);
     size += part.length;
     if (size > limitBytes) {
@@ -540,68 +535,25 @@ async function readText(
   return Buffer.concat(parts).toString('utf8');
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string, redact: Redactor): unknown {
   try {
     return JSON.parse(text);
-  } catch (error) {
-    const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
-    return failProtocol(
-      `the answer is not valid JSON (${describeError(error)}): ${JSON.stringify(preview)}`,
-    );
-  }
-}
-
-function failProtocol(detail: string): never {
-  // A truncated body is usually a dropped connection in disguise, so it is worth another attempt.
-  throw new AttemptFailure('engine_protocol_error', detail, true);
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const record = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof record.code === 'string') return record.code;
-  if (Array.isArray(record.errors)) return errorCode(record.errors[0]);
-  return record.cause === undefined ? undefined : errorCode(record.cause);
-}
-
-/** The server's own words from an error body: OpenAI `error.message`, Ollama `error`, or `message`/`detail`. */
-export function extractErrorMessage(text: string): string {
-  let message = text.trim();
-  try {
-    const body: unknown = JSON.parse(text);
-    const found = findMessage(body);
-    if (found !== undefined) message = found;
   } catch {
-    // Not JSON: the text itself is the message.
+    // The parser's own message quotes the text, so the words come from a second parse of the redacted text.
+    const safe = redact(text);
+    const reason = describeJsonError(safe);
+    const preview = safe.length > 80 ? `${safe.slice(0, 80)}…` : safe;
+    return failProtocol(`the answer is not valid JSON (${reason}): ${JSON.stringify(preview)}`);
   }
-  return message.length > MESSAGE_CHARS ? `${message.slice(0, MESSAGE_CHARS)}…` : message;
 }
 
-function findMessage(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return typeof body === 'string' ? body : undefined;
-  const record = body as Record<string, unknown>;
-  for (const key of ['error', 'message', 'detail']) {
-    const value = record[key];
-    if (typeof value === 'string' && value !== '') return value;
-    if (typeof value === 'object' && value !== null) {
-      const nested = findMessage(value);
-      if (nested !== undefined) return nested;
-    }
+function describeJsonError(text: string): string {
+  try {
+    JSON.parse(text);
+    return 'invalid JSON';
+  } catch (error) {
+    return describeError(error);
   }
-  return undefined;
-}
-
-/** Milliseconds to wait from a `Retry-After` header (seconds or an HTTP date); `undefined` when absent or invalid. */
-export function parseRetryAfterMs(
-  value: string | string[] | undefined,
-  nowMs: number,
-): number | undefined {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (text === undefined || text === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its day and month; anything else (such as '-3') is not a valid header.
-  const dateMs = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
-  return Number.isNaN(dateMs) ? undefined : Math.max(0, dateMs - nowMs);
 }
 
 /** The default wait between attempts: a timer that the signal cancels (rejecting with its reason). */

@@ -10,6 +10,12 @@ export {
   findDefaultModel,
 } from './embedded-llama.js';
 export { HttpClient, type HttpClientOptions, type SleepFunction } from './http-client.js';
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_DEADLINE_MS,
+  DEFAULT_HTTP_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+} from './http-timeouts.js';
 export { OllamaEngine, type OllamaEngineOptions } from './ollama.js';
 export { OLLAMA_DEFAULT_HOST, resolveOllamaHost } from './ollama-host.js';
 export {
@@ -17,6 +23,7 @@ export {
   OpenAICompatibleEngine,
   type OpenAICompatibleEngineOptions,
 } from './openai-compatible.js';
+export type { EngineRequestLog, EngineRequestLogEntry } from './request-log.js';
 export {
   extractTextToolCalls,
   type TextToolCallOptions,

@@ -88,7 +88,7 @@ export class OllamaEngine implements InferenceEngine {
     const startedMs = this.#clock.monotonicMs();
     const body = this.#body(messages, options, false);
     const response = await this.#call(options.model, () =>
-      this.#http.requestJson({ path: CHAT_PATH, body, ...signalOf(options) }),
+      this.#http.requestJson({ path: CHAT_PATH, body, model: options.model, ...signalOf(options) }),
     );
     const ttftSeconds = elapsedSeconds(this.#clock, startedMs);
     const parsed = this.#wire(() => parseOllamaChat(response.body, options.model, this.#makeId));
@@ -103,7 +103,12 @@ export class OllamaEngine implements InferenceEngine {
     const startedMs = this.#clock.monotonicMs();
     const body = this.#body(messages, options, true);
     const response = await this.#call(options.model, () =>
-      this.#http.requestStream({ path: CHAT_PATH, body, ...signalOf(options) }),
+      this.#http.requestStream({
+        path: CHAT_PATH,
+        body,
+        model: options.model,
+        ...signalOf(options),
+      }),
     );
     try {
       for await (const chunk of withTimeToFirstChunk(
@@ -201,7 +206,7 @@ export class OllamaEngine implements InferenceEngine {
     return new EngineError({
       code: 'engine_stream_cut',
       engineId: this.engineId,
-      address: this.#http.address(CHAT_PATH),
+      address: this.#http.redact(this.#http.address(CHAT_PATH)),
       detail: 'the stream ended before the answer was complete (no line with "done": true)',
       attempts: response.attempts,
     });
@@ -211,7 +216,7 @@ export class OllamaEngine implements InferenceEngine {
     return new EngineError({
       code: 'engine_cancelled',
       engineId: this.engineId,
-      address: this.#http.address(CHAT_PATH),
+      address: this.#http.redact(this.#http.address(CHAT_PATH)),
       detail: 'the request was cancelled',
       attempts: response.attempts,
       cause: reason,
@@ -223,7 +228,8 @@ export class OllamaEngine implements InferenceEngine {
     try {
       return step();
     } catch (error) {
-      throw engineErrorFromWire(error, this.engineId, this.#http.address(path));
+      const redact = (text: string) => this.#http.redact(text);
+      throw engineErrorFromWire(error, this.engineId, this.#http.address(path), redact);
     }
   }
 }

@@ -20,6 +20,7 @@ import {
 } from './engine-requests.js';
 import { toGenerateResult, withTextToolCalls, withTimeToFirstChunk } from './engine-results.js';
 import type { HttpClient, HttpStreamResponse } from './http-client.js';
+import { describeOpenAIHttpError } from './openai-errors.js';
 import {
   asRecord,
   buildChatCompletionBody,
@@ -82,22 +83,30 @@ export class OpenAICompatibleEngine implements InferenceEngine {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#makeId = createToolCallIdFactory(options.random);
-    this.#http = createEngineHttpClient(this.baseUrl, this.engineId, {
-      ...options,
-      headers: {
-        ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-        ...options.headers,
+    this.#http = createEngineHttpClient(
+      this.baseUrl,
+      this.engineId,
+      {
+        ...options,
+        headers: {
+          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+          ...options.headers,
+        },
       },
-    });
+      [options.apiKey],
+    );
   }
 
   async generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
     const startedMs = this.#clock.monotonicMs();
-    const response = await this.#http.requestJson({
-      path: CHAT_PATH,
-      body: buildChatCompletionBody(messages, options, { stream: false, includeUsage: false }),
-      ...signalOf(options),
-    });
+    const response = await this.#call(CHAT_PATH, options.model, () =>
+      this.#http.requestJson({
+        path: CHAT_PATH,
+        body: buildChatCompletionBody(messages, options, { stream: false, includeUsage: false }),
+        model: options.model,
+        ...signalOf(options),
+      }),
+    );
     const ttftSeconds = elapsedSeconds(this.#clock, startedMs);
     const parsed = this.#wire(CHAT_PATH, () =>
       parseChatCompletion(response.body, options.model, this.#makeId),
@@ -111,14 +120,17 @@ export class OpenAICompatibleEngine implements InferenceEngine {
     options: GenerateOptions,
   ): AsyncGenerator<StreamChunk> {
     const startedMs = this.#clock.monotonicMs();
-    const response = await this.#http.requestStream({
-      path: CHAT_PATH,
-      body: buildChatCompletionBody(messages, options, {
-        stream: true,
-        includeUsage: this.#options.streamUsage ?? true,
+    const response = await this.#call(CHAT_PATH, options.model, () =>
+      this.#http.requestStream({
+        path: CHAT_PATH,
+        body: buildChatCompletionBody(messages, options, {
+          stream: true,
+          includeUsage: this.#options.streamUsage ?? true,
+        }),
+        model: options.model,
+        ...signalOf(options),
       }),
-      ...signalOf(options),
-    });
+    );
     try {
       const source = isJson(response)
         ? this.#jsonAsStream(response, options)
@@ -132,7 +144,9 @@ export class OpenAICompatibleEngine implements InferenceEngine {
   }
 
   async listModels(options: SignalOptions = {}): Promise<readonly string[]> {
-    const response = await this.#http.requestJson({ path: MODELS_PATH, ...signalOf(options) });
+    const response = await this.#call(MODELS_PATH, undefined, () =>
+      this.#http.requestJson({ path: MODELS_PATH, ...signalOf(options) }),
+    );
     return this.#wire(MODELS_PATH, () => parseModelList(response.body));
   }
 
@@ -199,10 +213,24 @@ export class OpenAICompatibleEngine implements InferenceEngine {
     return new EngineError({
       code: 'engine_stream_cut',
       engineId: this.engineId,
-      address: this.#http.address(CHAT_PATH),
+      address: this.#http.redact(this.#http.address(CHAT_PATH)),
       detail: 'the stream ended before the answer was complete (no finish_reason and no [DONE])',
       attempts: response.attempts,
     });
+  }
+
+  /** Runs a request; a refused key (401/403) or an unknown model or endpoint (404) becomes an error saying what to do. */
+  async #call<T>(path: string, model: string | undefined, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      const sentApiKey = this.#options.apiKey !== undefined && this.#options.apiKey !== '';
+      const context = { path, sentApiKey };
+      throw (
+        describeOpenAIHttpError(error, model === undefined ? context : { ...context, model }) ??
+        error
+      );
+    }
   }
 
   /** Runs a wire-format step, turning its `WireFormatError` into an `EngineError`. */
@@ -215,7 +243,8 @@ export class OpenAICompatibleEngine implements InferenceEngine {
   }
 
   #asEngineError(path: string, error: unknown): unknown {
-    return engineErrorFromWire(error, this.engineId, this.#http.address(path));
+    const redact = (text: string) => this.#http.redact(text);
+    return engineErrorFromWire(error, this.engineId, this.#http.address(path), redact);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   buildSystem,
   type ConfigWarning,
   type ConfirmCallback,
+  type EngineRequestLogCallback,
   type JarvisConfig,
   type JarvisSystem,
   loadConfig,
@@ -47,6 +48,8 @@ export interface JarvisOptions {
   readonly imports?: readonly string[];
   /** Folder relative paths are resolved against (default `process.cwd()`). */
   readonly cwd?: string;
+  /** Told of every HTTP request the engine makes (method, redacted address, status, timing). */
+  readonly requestLog?: EngineRequestLogCallback;
 }
 
 /** Per-question options of `ask`, `askFull` and `stream`. */
@@ -125,6 +128,7 @@ export class Jarvis {
       registries: options.registries,
       env: options.env,
       discoveryTimeoutMs: options.discoveryTimeoutMs,
+      requestLog: options.requestLog,
     });
   }
 

@@ -4,7 +4,13 @@ import { basename } from 'node:path';
 import { describeError, type InferenceEngine } from '../core/index.js';
 import { findDefaultModel } from '../engine/index.js';
 import type { JarvisConfig } from './config-types.js';
-import { createEngine, ENGINE_KEYS, type EngineSettings, engineAddress } from './engines.js';
+import {
+  createEngine,
+  ENGINE_KEYS,
+  type EngineRequestLogCallback,
+  type EngineSettings,
+  engineAddress,
+} from './engines.js';
 import { chooseEngine, engineSettingsOf } from './system-engine.js';
 
 /** What `surveyEngines` found out about one engine. */
@@ -173,6 +179,8 @@ export interface ListEngineModelsOptions {
   readonly baseUrl?: string | undefined;
   readonly discoveryTimeoutMs?: number | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Told of every HTTP request the engine makes (`--verbose`). */
+  readonly requestLog?: EngineRequestLogCallback | undefined;
 }
 
 /** The engine the system would choose, where it is, and its models. */

@@ -1,18 +1,23 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JarvisError, Registry } from '../core/index.js';
+import { type InferenceEngine, JarvisError, Registry } from '../core/index.js';
 import { EmbeddedLlamaEngine, OllamaEngine, OpenAICompatibleEngine } from '../engine/index.js';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../testing/index.js';
 import { registerBuiltinEngines } from './builtins.js';
+import { configFromToml } from './config-load.js';
+import type { JarvisConfig } from './config-types.js';
 import {
   createEngine,
   discoverEngines,
   ENGINE_KEYS,
+  type EngineRequestLogCallback,
   type EngineSettings,
   engineAddress,
   engineSettingsFromEnv,
   getEngine,
+  sameServer,
 } from './engines.js';
+import { chooseEngine } from './system-engine.js';
 
 /** An address on which nothing listens (the port was free a moment ago). */
 async function closedAddress(): Promise<string> {
@@ -78,7 +83,7 @@ describe('createEngine', () => {
 
   it('explains what is missing or unknown', async () => {
     await expect(createEngine('openai')).rejects.toThrow(
-      'needs a server address: pass --base-url or set OPENAI_BASE_URL',
+      "The 'openai' engine needs a server address: pass --base-url (SDK: the baseUrl option), or set `host` under [engine.openai] in the config or OPENAI_BASE_URL",
     );
     await expect(createEngine('gpt5')).rejects.toThrow(
       "Unknown engine 'gpt5'. Available: ollama, vllm, llamacpp, sglang, lmstudio, openai, embedded",
@@ -153,5 +158,148 @@ describe('discoverEngines and getEngine', () => {
     expect(chosen.key).toBe('sglang');
     expect(await chosen.engine.health()).toBe(false);
     await chosen.engine.close();
+  });
+});
+
+const API_KEY = 'sk-configured-for-one-address-0123456789';
+
+/** A config from TOML text, with paths under a folder that is never touched. */
+function configOf(toml = ''): JarvisConfig {
+  const home = '/nonexistent/jarvis-home';
+  return configFromToml(toml, `${home}/config.toml`, { home, cwd: home, homeDir: home }).config;
+}
+
+/** Everything but `--engine`/`--base-url` points nowhere, so only the servers a test starts answer. */
+async function downConfig(extra = ''): Promise<string> {
+  const hosts = await allDown();
+  const tables = Object.entries(hosts).map(([key, url]) => `[engine.${key}]\nhost = "${url}"\n`);
+  return `${extra}\n${tables.join('')}[engine.embedded]\nmodels_dir = "/nonexistent/models"\n`;
+}
+
+describe('the API key goes only to the address it was configured for', () => {
+  it('a local server found by discovery never gets it, neither in the probe nor in the chat', async () => {
+    const local = await startScriptedOpenAIServer({ script: [{ content: 'local answer' }] });
+    servers.push(local);
+    const settings: EngineSettings = {
+      hosts: { ...(await allDown()), vllm: local.url },
+      modelsDir: '/nonexistent',
+      apiKey: API_KEY,
+    };
+    const chosen = await getEngine({ settings });
+    expect(chosen.key).toBe('vllm');
+    await chosen.engine.generate([{ role: 'user', content: 'hi' }], { model: 'm' });
+    await chosen.engine.close();
+    expect(local.requests.map((request) => request.path)).toEqual([
+      '/v1/models',
+      '/v1/chat/completions',
+    ]);
+    for (const request of local.requests) expect(request.headers.authorization).toBeUndefined();
+  });
+
+  it('the configured OpenAI-compatible address gets it, under any key that points there', async () => {
+    const remote = await startScriptedOpenAIServer({ handler: () => ({ content: 'ok' }) });
+    servers.push(remote);
+    const settings: EngineSettings = {
+      hosts: { ...(await allDown()), openai: remote.baseUrl, vllm: `${remote.url}/` },
+      apiKey: API_KEY,
+    };
+    const found = await discoverEngines({ settings });
+    expect(found.map((engine) => engine.key).sort()).toEqual(['openai', 'vllm']);
+    await Promise.all(found.map((engine) => engine.engine.close()));
+    expect(remote.requests).toHaveLength(2);
+    for (const request of remote.requests)
+      expect(request.headers.authorization).toBe(`Bearer ${API_KEY}`);
+  });
+
+  it('--base-url (the baseUrl option) is where the key was configured, whatever the engine key', async () => {
+    const server = await startScriptedOpenAIServer({ handler: () => ({ content: 'ok' }) });
+    servers.push(server);
+    const engine = await createEngine('lmstudio', { baseUrl: server.baseUrl, apiKey: API_KEY });
+    await engine.listModels();
+    await engine.close();
+    const elsewhere = await createEngine('lmstudio', {
+      hosts: { lmstudio: server.url, openai: 'http://127.0.0.1:9/v1' },
+      apiKey: API_KEY,
+    });
+    await elsewhere.listModels();
+    await elsewhere.close();
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([
+      `Bearer ${API_KEY}`,
+      undefined,
+    ]);
+  });
+
+  it('compares addresses without /v1, trailing slashes, default ports or host case', () => {
+    expect(sameServer('http://Box:8000/v1/', 'http://box:8000')).toBe(true);
+    expect(sameServer('https://api.openai.com/v1', 'https://api.openai.com:443')).toBe(true);
+    expect(sameServer('http://127.0.0.1:8000/v1', 'http://127.0.0.1:8001/v1')).toBe(false);
+    expect(sameServer('http://127.0.0.1:8000/v1', 'https://127.0.0.1:8000/v1')).toBe(false);
+  });
+});
+
+describe('engine choice: unknown keys, the request log', () => {
+  it('a misspelled default engine in the config is an error naming the registered ones', async () => {
+    const engines = new Registry<unknown>('EngineRegistry');
+    registerBuiltinEngines(engines);
+    const config = configOf(await downConfig('[engine]\ndefault = "olama"'));
+    const error = await chooseEngine({ config }, engines).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(JarvisError);
+    expect((error as JarvisError).code).toBe('unknown_engine');
+    const message = (error as JarvisError).message;
+    expect(message).toContain("Unknown engine 'olama' in the config");
+    expect(message).toContain(`Available: ${ENGINE_KEYS.join(', ')}.`);
+    expect(message).toContain("Did you mean 'ollama'?");
+    const unregistered = await chooseEngine({ config }).catch((caught: unknown) => caught);
+    expect((unregistered as JarvisError).code).toBe('unknown_engine');
+  });
+
+  it('a misspelled --engine key suggests the closest one', async () => {
+    await expect(createEngine('vlm')).rejects.toThrow(/Available: .*\. Did you mean 'vllm'\?/);
+    const engines = new Registry<unknown>('EngineRegistry');
+    registerBuiltinEngines(engines);
+    const error = await chooseEngine({ config: configOf(), engineKey: 'lmstuido' }, engines).catch(
+      (caught: unknown) => caught,
+    );
+    expect((error as JarvisError).code).toBe('unknown_engine');
+    expect((error as JarvisError).message).toContain("Did you mean 'lmstudio'?");
+  });
+
+  it('a default engine a module registered is used directly, not replaced by discovery', async () => {
+    const engines = new Registry<unknown>('EngineRegistry');
+    registerBuiltinEngines(engines);
+    const mine = { engineId: 'mine', generate: async () => undefined, listModels: async () => [] };
+    engines.registerValue('mine', () => mine);
+    const config = configOf(await downConfig('[engine]\ndefault = "mine"'));
+    const chosen = await chooseEngine({ config }, engines);
+    expect(chosen).toEqual({ key: 'mine', engine: mine as unknown as InferenceEngine });
+  });
+
+  it('the request log reaches the engine it chooses', async () => {
+    const server = await startScriptedOpenAIServer({ script: [{ content: 'logged' }] });
+    servers.push(server);
+    const entries: Parameters<EngineRequestLogCallback>[0][] = [];
+    const config = configOf(await downConfig());
+    const chosen = await chooseEngine({
+      config,
+      engineKey: 'vllm',
+      baseUrl: server.baseUrl,
+      requestLog: (entry) => entries.push(entry),
+    });
+    await chosen.engine.generate([{ role: 'user', content: 'hi' }], { model: 'm' });
+    await chosen.engine.close();
+    expect(entries).toMatchObject([
+      { engineId: 'vllm', method: 'POST', url: `${server.url}/v1/chat/completions`, status: 200 },
+    ]);
+  });
+
+  it('advice for the engine address names the SDK option next to the flag', async () => {
+    const error = await getEngine({
+      settings: { hosts: await allDown(), modelsDir: '/nonexistent/models' },
+    }).catch((caught: unknown) => caught);
+    const message = (error as JarvisError).message;
+    expect(message).toContain(
+      '--engine openai --base-url <url> (SDK: the engine and baseUrl options;',
+    );
+    expect(message).toContain('[engine.openai]');
   });
 });

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type InferenceEngine, JarvisError } from '../core/index.js';
+import { didYouMean, type InferenceEngine, JarvisError } from '../core/index.js';
 import {
   type DiscoveredEngine,
   EmbeddedLlamaEngine,
@@ -10,6 +10,7 @@ import {
   OllamaEngine,
   OPENAI_COMPATIBLE_DEFAULT_BASE_URLS,
   OpenAICompatibleEngine,
+  type OpenAICompatibleEngineOptions,
   probeEngines,
 } from '../engine/index.js';
 
@@ -27,20 +28,32 @@ export const ENGINE_KEYS = [
 /** One of the built-in engine keys. */
 export type EngineKey = (typeof ENGINE_KEYS)[number];
 
+/** Receives one redacted entry per engine request attempt and per finished stream (method, URL, status, time). */
+export type EngineRequestLogCallback = NonNullable<OpenAICompatibleEngineOptions['onRequest']>;
+
+/** OpenAI's own API: where an API key belongs when no other address was configured with it. */
+export const OPENAI_API_BASE_URL = 'https://api.openai.com/v1';
+
 /** Where engines are and how to reach them: from flags, config and environment (flags win). */
 export interface EngineSettings {
   /** An explicit server address (`--base-url`), used by the chosen engine. */
   readonly baseUrl?: string;
   /** Per-engine server addresses (config `[engine.<key>] host`, `OLLAMA_HOST`, `OPENAI_BASE_URL`). */
   readonly hosts?: Readonly<Partial<Record<string, string>>>;
-  /** API key for OpenAI-compatible servers (`OPENAI_API_KEY`). */
+  /**
+   * API key for OpenAI-compatible servers (`[engine.openai] api_key`, `OPENAI_API_KEY`). It is sent only to the
+   * address it was configured for: `baseUrl` when given, else the `openai` host, else OpenAI's own API; never to
+   * a local server found by discovery at another address.
+   */
   readonly apiKey?: string;
   /** GGUF file for the embedded engine. */
   readonly modelPath?: string;
   /** Folder searched for a GGUF file when no model path is given (default `~/.openjarvis/models`). */
   readonly modelsDir?: string;
-  /** Per-request timeout of HTTP engines. */
+  /** First-byte timeout of HTTP engines (see `HttpEngineOptions.timeoutMs`). */
   readonly timeoutMs?: number;
+  /** Receives every HTTP engine request as it finishes (for `--verbose`); entries hold no secrets. */
+  readonly requestLog?: EngineRequestLogCallback;
   /** Read tool calls that local models write as text (default on, except for `openai`). */
   readonly textToolCalls?: boolean;
 }
@@ -83,28 +96,60 @@ export async function createEngine(
 function createServerEngine(key: string, settings: EngineSettings): InferenceEngine {
   const baseUrl = engineAddress(key, settings);
   const textToolCalls = settings.textToolCalls ?? key !== 'openai';
-  const timeout = settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs };
-  if (key === 'ollama') return new OllamaEngine({ host: baseUrl, textToolCalls, ...timeout });
+  const http = {
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    ...(settings.requestLog === undefined ? {} : { onRequest: settings.requestLog }),
+  };
+  if (key === 'ollama') return new OllamaEngine({ host: baseUrl, textToolCalls, ...http });
   if (key === 'openai' && settings.baseUrl === undefined && settings.hosts?.openai === undefined) {
     throw new JarvisError({
       code: 'invalid_argument',
-      message: "The 'openai' engine needs a server address: pass --base-url or set OPENAI_BASE_URL",
+      message:
+        "The 'openai' engine needs a server address: pass --base-url (SDK: the baseUrl option), or set `host` " +
+        `under [engine.openai] in the config or OPENAI_BASE_URL (for OpenAI itself: ${OPENAI_API_BASE_URL})`,
     });
   }
-  if (key !== 'openai' && !(key in OPENAI_COMPATIBLE_DEFAULT_BASE_URLS)) {
-    throw new JarvisError({
-      code: 'unknown_engine',
-      message: `Unknown engine '${key}'. Available: ${ENGINE_KEYS.join(', ')}`,
-    });
-  }
-  const apiKey = settings.apiKey === undefined ? {} : { apiKey: settings.apiKey };
+  if (key !== 'openai' && !(key in OPENAI_COMPATIBLE_DEFAULT_BASE_URLS))
+    throw unknownEngineKey(key);
   return new OpenAICompatibleEngine({
     engineId: key,
     baseUrl,
     textToolCalls,
-    ...apiKey,
-    ...timeout,
+    ...apiKeyFor(baseUrl, settings),
+    ...http,
   });
+}
+
+/** The unknown-key error of `createEngine`, naming the built-in keys and the closest one. */
+function unknownEngineKey(key: string): JarvisError {
+  return new JarvisError({
+    code: 'unknown_engine',
+    message: `Unknown engine '${key}'. Available: ${ENGINE_KEYS.join(', ')}.${didYouMean(key, ENGINE_KEYS)}`,
+  });
+}
+
+/** The API key, for the one address it was configured for (see `EngineSettings.apiKey`); else nothing. */
+function apiKeyFor(address: string, settings: EngineSettings): { apiKey?: string } {
+  if (settings.apiKey === undefined) return {};
+  const owner = settings.baseUrl ?? settings.hosts?.openai ?? OPENAI_API_BASE_URL;
+  return sameServer(address, owner) ? { apiKey: settings.apiKey } : {};
+}
+
+/** Whether two server addresses name the same OpenAI-compatible server (`/v1` and trailing slashes aside). */
+export function sameServer(left: string, right: string): boolean {
+  return serverIdentity(left) === serverIdentity(right);
+}
+
+function serverIdentity(address: string): string {
+  const trimmed = address.trim();
+  let normal = trimmed;
+  try {
+    const url = new URL(trimmed);
+    normal = `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    normal = trimmed.toLowerCase();
+  }
+  return normal.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
 async function resolveModelPath(settings: EngineSettings): Promise<string> {
@@ -114,7 +159,7 @@ async function resolveModelPath(settings: EngineSettings): Promise<string> {
   if (found !== undefined) return found;
   throw new JarvisError({
     code: 'engine_not_found',
-    message: `The embedded engine needs a GGUF model: pass a model path, or put a .gguf file in ${directory}`,
+    message: `The embedded engine needs a GGUF model: set \`model_path\` under [engine.embedded] in the config, or put a .gguf file in ${directory}`,
   });
 }
 
@@ -198,7 +243,8 @@ function noEngineError(settings: EngineSettings): JarvisError {
       ...tried,
       'Start one, for example: `ollama serve` (then `ollama pull qwen3:8b`), `vllm serve <model>`,',
       '`llama-server -m model.gguf --port 8080`, or put a GGUF file in the models folder for the embedded engine;',
-      'or point to a server with --engine openai --base-url <url>.',
+      'or point to a server: --engine openai --base-url <url> (SDK: the engine and baseUrl options;',
+      `config: \`host\` under [engine.openai] or OPENAI_BASE_URL; OpenAI itself is ${OPENAI_API_BASE_URL}).`,
     ].join('\n'),
   });
 }

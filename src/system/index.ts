@@ -71,11 +71,13 @@ export {
   discoverEngines,
   ENGINE_KEYS,
   type EngineKey,
+  type EngineRequestLogCallback,
   type EngineSettings,
   engineAddress,
   engineSettingsFromEnv,
   type GetEngineOptions,
   getEngine,
+  OPENAI_API_BASE_URL,
 } from './engines.js';
 export {
   type BuildSystemOptions,

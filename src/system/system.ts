@@ -41,6 +41,7 @@ import {
 } from './builtins.js';
 import { configSecrets } from './config-secrets.js';
 import type { JarvisConfig } from './config-types.js';
+import type { EngineRequestLogCallback } from './engines.js';
 import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
 import { chooseEngine, chooseModel, type ResolvedEngine } from './system-engine.js';
 import {
@@ -81,6 +82,8 @@ export interface BuildSystemOptions {
   readonly clock?: Clock | undefined;
   /** Budget of the engine discovery probe (default 400 ms). */
   readonly discoveryTimeoutMs?: number | undefined;
+  /** Told of every HTTP request the engine makes (method, redacted address, status, timing): `--verbose`. */
+  readonly requestLog?: EngineRequestLogCallback | undefined;
 }
 
 /** Options of `indexMemory`: progress reports and cancellation. */
@@ -151,7 +154,13 @@ export class JarvisSystem {
       await chosen.engine.close().catch(() => undefined);
       throw error;
     });
-    return { key: chosen.key, engine: this.#instrument(chosen.engine), model };
+    const address = (chosen.engine as { readonly baseUrl?: unknown }).baseUrl;
+    return {
+      key: chosen.key,
+      engine: this.#instrument(chosen.engine),
+      model,
+      ...(typeof address === 'string' ? { address } : {}),
+    };
   }
 
   #instrument(engine: InferenceEngine): InferenceEngine {

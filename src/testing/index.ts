@@ -44,6 +44,7 @@ export {
   type ScriptedStallFault,
   type ScriptedStatusFault,
   type ScriptedToolCallReply,
+  type ScriptedTrickleFault,
   type ScriptedTruncatedJsonFault,
   type ScriptedUsage,
   startScriptedOpenAIServer,

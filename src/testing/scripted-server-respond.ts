@@ -8,6 +8,7 @@ import type {
   ScriptedFault,
   ScriptedReply,
   ScriptedStallFault,
+  ScriptedTrickleFault,
 } from './scripted-server-types.js';
 
 /** Everything needed to carry out one reply on one response. */
@@ -56,6 +57,9 @@ async function performFault(fault: ScriptedFault, context: ReplyContext): Promis
       return;
     case 'stall':
       await sendStall(fault, context);
+      return;
+    case 'trickle':
+      await sendTrickle(fault, context);
       return;
   }
 }
@@ -151,6 +155,33 @@ async function sendStall(fault: ScriptedStallFault, context: ReplyContext): Prom
   context.res.flushHeaders();
   const count = Math.max(0, Math.min(fault.afterChunks, rendered.chunks.length));
   await writePieces(context.res, rendered.chunks.slice(0, count));
+}
+
+async function sendTrickle(fault: ScriptedTrickleFault, context: ReplyContext): Promise<void> {
+  const { res } = context;
+  let piece = ' ';
+  if (context.stream) {
+    const rendered = context.render({ content: fault.text ?? 'tick ', toolCalls: [] });
+    startStream(context);
+    if (!(await writePieces(res, rendered.chunks))) return;
+    piece = rendered.chunks.at(-1) ?? '';
+  } else {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.flushHeaders();
+  }
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      cancel = context.schedule(fault.intervalMs, () => {
+        void writePieces(res, [piece]).then((open) => (open ? tick() : resolve()));
+      });
+    };
+    let cancel = () => {};
+    res.once('close', () => {
+      cancel();
+      resolve();
+    });
+    tick();
+  });
 }
 
 function startStream(context: ReplyContext): void {

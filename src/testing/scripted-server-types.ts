@@ -74,6 +74,17 @@ export interface ScriptedStallFault {
   readonly reply?: ScriptedAnswer;
 }
 
+/**
+ * Starts the answer and never finishes it: in a stream, one text piece (`text`, default `tick `) every
+ * `intervalMs` on a real timer; without streaming, one space of JSON whitespace every `intervalMs`. It stops
+ * when the client goes away or the server closes.
+ */
+export interface ScriptedTrickleFault {
+  readonly fault: 'trickle';
+  readonly intervalMs: number;
+  readonly text?: string;
+}
+
 /** Any scripted misbehaviour of the server. */
 export type ScriptedFault =
   | ScriptedStatusFault
@@ -81,7 +92,8 @@ export type ScriptedFault =
   | ScriptedResetFault
   | ScriptedTruncatedJsonFault
   | ScriptedCutStreamFault
-  | ScriptedStallFault;
+  | ScriptedStallFault
+  | ScriptedTrickleFault;
 
 /** What the scripted server does with one model request: answer it, or misbehave. */
 export type ScriptedReply = ScriptedAnswer | ScriptedFault;

@@ -334,6 +334,41 @@ describe('scripted server faults', () => {
     expect(sseData(received.join(''))).toHaveLength(2);
   });
 
+  it('trickle: sends a text piece every intervalMs and never ends, until close()', async () => {
+    const server = await start({ script: [{ fault: 'trickle', intervalMs: 5, text: 'tick ' }] });
+    const received: string[] = [];
+    let enough: () => void = () => {};
+    const sixEvents = new Promise<void>((resolve) => {
+      enough = resolve;
+    });
+    const pending = new Promise<void>((resolve, reject) => {
+      const req = httpRequest(`${server.baseUrl}/chat/completions`, {
+        method: 'POST',
+        agent: false,
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (piece: string) => {
+          received.push(piece);
+          if (sseData(received.join('')).length >= 6) enough();
+        });
+        res.on('aborted', () => resolve());
+        res.on('error', () => resolve());
+        res.on('end', () => reject(new Error('a trickling stream must not end')));
+      });
+      req.end(JSON.stringify({ model: 'm', messages: [], stream: true }));
+    });
+    await sixEvents;
+    await server.close();
+    await pending;
+    const events = sseData(received.join('')).map((data) => JSON.parse(data));
+    expect(events[0]?.choices[0].delta).toEqual({ role: 'assistant', content: '' });
+    for (const event of events.slice(1))
+      expect(event.choices[0].delta).toEqual({ content: 'tick ' });
+    expect(received.join('')).not.toContain('[DONE]');
+  });
+
   it('modelsFault: the model list misbehaves as asked', async () => {
     const server = await start({ script: [], modelsFault: { fault: 'status', status: 503 } });
     expect((await call(`${server.baseUrl}/models`)).status).toBe(503);

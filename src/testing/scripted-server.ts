@@ -27,6 +27,7 @@ export type {
   ScriptedStallFault,
   ScriptedStatusFault,
   ScriptedToolCallReply,
+  ScriptedTrickleFault,
   ScriptedTruncatedJsonFault,
   ScriptedUsage,
 } from './scripted-server-types.js';

@@ -1,0 +1,140 @@
+/**
+ * The four waits of a request to a model server, and the timers that enforce them: connecting, the first byte
+ * of the answer, silence in the middle of an answer, and an overall deadline for the whole answer.
+ */
+
+/** Longest wait to open a connection: a server that exists accepts one in milliseconds. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Longest wait from sending a request to the first byte of its answer (`timeoutMs`). Loading a model into
+ * memory and reading a long prompt on a CPU can take a minute or more, and a non-streamed answer arrives in one
+ * piece when it is complete, so this stays generous; an attempt that hits it is retried at most once.
+ */
+export const DEFAULT_HTTP_TIMEOUT_MS = 120_000;
+/** Longest silence once an answer has started: a model that is generating sends a token every few seconds. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+/** Longest one answer may take in all (attempts, waits between them and reading the stream). */
+export const DEFAULT_DEADLINE_MS = 600_000;
+
+/** The timeout options an HTTP client or request may set. */
+export interface TimeoutOptions {
+  readonly connectTimeoutMs?: number | undefined;
+  readonly timeoutMs?: number | undefined;
+  readonly idleTimeoutMs?: number | undefined;
+  readonly deadlineMs?: number | undefined;
+}
+
+/** The resolved waits of one request, in milliseconds. */
+export interface HttpTimeouts {
+  readonly connectMs: number;
+  readonly firstByteMs: number;
+  readonly idleMs: number;
+  readonly deadlineMs: number;
+}
+
+/**
+ * Fills in the defaults. A `timeoutMs` smaller than a default also bounds the connect and idle waits, and a
+ * larger one raises the deadline, so that one setting always means what it says.
+ */
+export function resolveTimeouts(options: TimeoutOptions): HttpTimeouts {
+  const firstByteMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+  return {
+    connectMs: options.connectTimeoutMs ?? Math.min(DEFAULT_CONNECT_TIMEOUT_MS, firstByteMs),
+    firstByteMs,
+    idleMs: options.idleTimeoutMs ?? Math.min(DEFAULT_IDLE_TIMEOUT_MS, firstByteMs),
+    deadlineMs: options.deadlineMs ?? Math.max(DEFAULT_DEADLINE_MS, firstByteMs),
+  };
+}
+
+/** The timeouts of one request: the client's, with a request's own `timeoutMs` also bounding its idle wait. */
+export function requestTimeouts(client: HttpTimeouts, timeoutMs: number | undefined): HttpTimeouts {
+  if (timeoutMs === undefined) return client;
+  return { ...client, firstByteMs: timeoutMs, idleMs: Math.min(client.idleMs, timeoutMs) };
+}
+
+/** Which wait ran out. */
+export type TimeoutKind = 'first_byte' | 'idle' | 'deadline';
+
+/** The overall deadline of one request: one timer for all its attempts and its streamed body. */
+export class RequestDeadline {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly deadlineMs: number;
+
+  constructor(deadlineMs: number) {
+    this.deadlineMs = deadlineMs;
+    this.#timer = setTimeout(() => this.#controller.abort(), deadlineMs);
+    // A stream its reader dropped without cancelling must not keep the process alive until the deadline.
+    this.#timer.unref();
+  }
+
+  /** Aborted when the deadline passes. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get expired(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
+  /** Stops the timer (the request is over). */
+  dispose(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+/** The timer and cancellation of one attempt: the caller's signal, the deadline and its own timers abort it. */
+export class AttemptScope {
+  readonly controller = new AbortController();
+  /** The wait that ran out, when one did. */
+  timedOut: TimeoutKind | undefined;
+  cancelled = false;
+  readonly timeouts: HttpTimeouts;
+  readonly #callerSignal: AbortSignal | undefined;
+  readonly #deadline: RequestDeadline;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #onCallerAbort = () => {
+    this.cancelled = true;
+    this.controller.abort(this.#callerSignal?.reason);
+  };
+  readonly #onDeadline = () => this.#expire('deadline');
+
+  constructor(
+    callerSignal: AbortSignal | undefined,
+    deadline: RequestDeadline,
+    timeouts: HttpTimeouts,
+  ) {
+    this.#callerSignal = callerSignal;
+    this.#deadline = deadline;
+    this.timeouts = timeouts;
+    callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
+    deadline.signal.addEventListener('abort', this.#onDeadline, { once: true });
+    if (callerSignal?.aborted) this.#onCallerAbort();
+    else if (deadline.expired) this.#onDeadline();
+    this.startTimer('first_byte');
+  }
+
+  /** Starts (or restarts) the wait for the first byte, or for the next piece of the body. */
+  startTimer(kind: 'first_byte' | 'idle'): void {
+    this.stopTimer();
+    const ms = kind === 'first_byte' ? this.timeouts.firstByteMs : this.timeouts.idleMs;
+    this.#timer = setTimeout(() => this.#expire(kind), ms);
+  }
+
+  stopTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  dispose(): void {
+    this.stopTimer();
+    this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#deadline.signal.removeEventListener('abort', this.#onDeadline);
+  }
+
+  #expire(kind: TimeoutKind): void {
+    if (this.controller.signal.aborted) return;
+    this.timedOut = kind;
+    this.controller.abort(new Error(`${kind} timeout`));
+  }
+}
