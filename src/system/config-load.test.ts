@@ -78,6 +78,7 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
     },
     tools: {
       fileReadAllowedDirs: [cwd],
+      fileReadAllowSecretFiles: false,
       webSearchProvider: undefined,
       webSearchBaseUrl: undefined,
       codeInterpreter: {
@@ -227,6 +228,7 @@ describe('configFromToml', () => {
       },
       tools: {
         fileReadAllowedDirs: [join(CWD, 'docs'), join(HOME_DIR, 'notes'), '/srv/shared'],
+        fileReadAllowSecretFiles: false,
         webSearchProvider: 'searxng',
         webSearchBaseUrl: 'http://127.0.0.1:8888',
         codeInterpreter: {

@@ -47,6 +47,7 @@ const DOCUMENTED_KEYS = [
   '[memory] chunk_size',
   '[memory] chunk_overlap',
   '[tools.file_read] allowed_dirs',
+  '[tools.file_read] allow_secret_files',
   '[tools.web_search] provider',
   '[tools.web_search] base_url',
   '[tools.code_interpreter] backend',

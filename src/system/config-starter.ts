@@ -85,8 +85,11 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # chunk_overlap = 64
 
 [tools.file_read]
-# Folders file_read may read; relative to the current folder. Default: the current folder.
+# Folders file_read may read; relative to the current folder. Default: the current folder (never "/":
+# started in "/", file_read reads nothing until folders are listed here). /proc, /sys and /dev are never read.
 # allowed_dirs = ["."]
+# Also read well-known secret files (.env*, .ssh/, .aws/, *.pem, id_*, private keys, ...).
+# allow_secret_files = false
 
 [tools.web_search]
 # duckduckgo, searxng, tavily or brave. Unset: SEARXNG_URL, TAVILY_API_KEY or BRAVE_API_KEY

@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import type { Check } from './config-checks.js';
 import { requiredUrlChecker, resolvePath } from './config-checks.js';
 import type { TableReader } from './config-fields.js';
@@ -26,9 +27,10 @@ export function readTools(root: TableReader, context: PathContext): ToolsConfig 
   const webSearch = tools?.table('web_search');
   const interpreter = tools?.table('code_interpreter');
   tools?.ignore(['mcp'], '; list external MCP servers as [[mcp.servers]] instead');
-  const allowedDirs = fileRead?.stringList('allowed_dirs', false) ?? [context.cwd];
+  const allowedDirs = fileRead?.stringList('allowed_dirs', false) ?? defaultAllowedDirs(context);
   return {
     fileReadAllowedDirs: allowedDirs.map((dir) => resolvePath(dir, context.cwd, context.homeDir)),
+    fileReadAllowSecretFiles: fileRead?.boolean('allow_secret_files') ?? false,
     webSearchProvider: webSearch?.text('provider', { oneOf: WEB_SEARCH_PROVIDERS }),
     webSearchBaseUrl: webSearch?.url('base_url'),
     codeInterpreter: {
@@ -38,6 +40,16 @@ export function readTools(root: TableReader, context: PathContext): ToolsConfig 
       allowUnsandboxed: interpreter?.boolean('allow_unsandboxed') ?? false,
     },
   };
+}
+
+/**
+ * `file_read`'s folders when `allowed_dirs` is not set: the current directory, except the file-system root
+ * (a runtime started in `/`, as services and containers often are, would otherwise expose the whole machine):
+ * then none, and the tool says how to configure them.
+ */
+function defaultAllowedDirs(context: PathContext): string[] {
+  const cwd = resolve(context.cwd);
+  return dirname(cwd) === cwd ? [] : [context.cwd];
 }
 
 /** `[[mcp.servers]]`: each a stdio (`command`) or HTTP (`url`) server with a unique name. */

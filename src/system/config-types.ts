@@ -72,8 +72,10 @@ export interface MemoryConfig {
 
 /** `[tools]`, `[tools.file_read]`, `[tools.web_search]`, `[tools.code_interpreter]`. */
 export interface ToolsConfig {
-  /** Directories `file_read` may read (default: the current directory). */
+  /** Directories `file_read` may read (default: the current directory, never `/`). */
   readonly fileReadAllowedDirs: readonly string[];
+  /** `file_read` may read well-known secret files (`allow_secret_files`, default false). */
+  readonly fileReadAllowSecretFiles: boolean;
   /** `duckduckgo`, `searxng`, `tavily` or `brave`; undefined = chosen from the environment. */
   readonly webSearchProvider: string | undefined;
   /** SearXNG address when that provider is used. */

@@ -58,7 +58,11 @@ const BUILTIN_FACTORIES = new Map<unknown, BuiltinFactory>([
   ],
   [
     FileReadTool,
-    (deps) => new FileReadTool({ allowedDirs: deps.config.tools.fileReadAllowedDirs }),
+    (deps) =>
+      new FileReadTool({
+        allowedDirs: deps.config.tools.fileReadAllowedDirs,
+        allowSecrets: deps.config.tools.fileReadAllowSecretFiles,
+      }),
   ],
   [
     WebSearchTool,

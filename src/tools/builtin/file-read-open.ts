@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, readlink, realpath } from 'node:fs/promises';
 import { describeFsError, errorCode, isInsideAny } from './file-read-paths.js';
+import { isOnPseudoFileSystem, pseudoFileRoot } from './file-read-pseudo.js';
 
 /** The identity and type of a file as seen before it is opened. */
 export interface InspectedFile {
@@ -14,6 +15,7 @@ export interface InspectedFile {
 /** Why a verified read was refused. */
 export type ReadRefusal =
   | { readonly ok: false; readonly reason: 'outside' }
+  | { readonly ok: false; readonly reason: 'pseudo'; readonly where: string }
   | { readonly ok: false; readonly reason: 'not_regular'; readonly kind: string }
   | { readonly ok: false; readonly reason: 'too_large'; readonly sizeBytes: number }
   | { readonly ok: false; readonly reason: 'changed' }
@@ -81,6 +83,8 @@ async function readOpened(handle: FileHandle, options: VerifiedReadOptions): Pro
   }
   const openedPath = await pathOfDescriptor(handle, options.realPath);
   if (!isInsideAny(openedPath, options.allowedDirs)) return { ok: false, reason: 'outside' };
+  const pseudo = await pseudoPlaceOfDescriptor(handle, openedPath);
+  if (pseudo !== undefined) return { ok: false, reason: 'pseudo', where: pseudo };
   if (stats.size > options.maxBytes) {
     return { ok: false, reason: 'too_large', sizeBytes: stats.size };
   }
@@ -101,6 +105,17 @@ async function pathOfDescriptor(handle: FileHandle, realPath: string): Promise<s
   } catch {
     return realpath(realPath);
   }
+}
+
+/** Where the opened file is when it is a system pseudo-file (by its path or its file system), or undefined. */
+async function pseudoPlaceOfDescriptor(
+  handle: FileHandle,
+  openedPath: string,
+): Promise<string | undefined> {
+  const root = pseudoFileRoot(openedPath);
+  if (root !== undefined) return `under ${root}`;
+  const onPseudo = await isOnPseudoFileSystem(`/proc/self/fd/${handle.fd}`);
+  return onPseudo ? 'on a kernel file system' : undefined;
 }
 
 /** Reads until end of file or `limit` bytes, whichever comes first. */

@@ -28,22 +28,45 @@ export function isInsideAny(target: string, dirs: readonly string[]): boolean {
   return dirs.some((dir) => isInsideDir(target, dir));
 }
 
+/** Longest path `file_read` accepts, in UTF-8 bytes (Linux's PATH_MAX). */
+export const FILE_READ_MAX_PATH_BYTES = 4096;
+
+/** Most components (names between separators) a path given to `file_read` may have. */
+export const FILE_READ_MAX_PATH_COMPONENTS = 256;
+
+/** Why a requested path is too long or too deep to look at, or undefined when its size is fine. */
+export function pathSizeProblem(path: string): string | undefined {
+  const bytes = Buffer.byteLength(path, 'utf8');
+  if (bytes > FILE_READ_MAX_PATH_BYTES) {
+    return `path is too long: ${bytes} bytes (at most ${FILE_READ_MAX_PATH_BYTES}).`;
+  }
+  let components = 0;
+  for (const part of path.split(/[\\/]/)) if (part !== '') components += 1;
+  if (components > FILE_READ_MAX_PATH_COMPONENTS) {
+    return `path has too many components: ${components} (at most ${FILE_READ_MAX_PATH_COMPONENTS}).`;
+  }
+  return undefined;
+}
+
 /** Options of `resolveAllowedDirs`. */
 export interface AllowedDirsOptions {
   readonly homeDir: string;
   readonly baseDir: string;
 }
 
-/** Resolves the allowed directories to real paths once; throws a `JarvisError` on an empty list or a bad entry. */
+/**
+ * Resolves the allowed directories to real paths once; throws a `JarvisError` when the list is missing or an
+ * entry is bad. An empty list is accepted: the tool then reads nothing and says how to configure it.
+ */
 export function resolveAllowedDirs(
   dirs: readonly string[] | undefined,
   options: AllowedDirsOptions,
 ): readonly string[] {
-  if (!Array.isArray(dirs) || dirs.length === 0) {
+  if (!Array.isArray(dirs)) {
     throw new JarvisError({
       code: 'invalid_argument',
       message:
-        'FileReadTool needs allowedDirs: a non-empty list of directories it may read from (pass the current directory for the usual default)',
+        'FileReadTool needs allowedDirs: a list of directories it may read from (pass the current directory for the usual default)',
     });
   }
   return [...new Set(dirs.map((dir) => resolveAllowedDir(dir, options)))];
@@ -73,36 +96,43 @@ function resolveAllowedDir(dir: unknown, options: AllowedDirsOptions): string {
 /**
  * Resolves an absolute path through every symbolic link. A path that does not exist is resolved as far as
  * it exists (the real parent plus the missing rest), so the caller can tell inside from outside without
- * revealing whether something outside exists.
+ * revealing whether something outside exists. Stops walking when `signal` is aborted (the caller checks it).
  */
-export async function resolveTarget(absolutePath: string): Promise<ResolvedTarget> {
+export async function resolveTarget(
+  absolutePath: string,
+  signal?: AbortSignal,
+): Promise<ResolvedTarget> {
   try {
     return { kind: 'found', realPath: await realpath(absolutePath) };
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      return { kind: 'missing', realPath: await resolveMissing(absolutePath) };
+      return { kind: 'missing', realPath: await resolveMissing(absolutePath, signal) };
     }
     return { kind: 'error', realPath: absolutePath, detail: describeFsError(error) };
   }
 }
 
 /** The real path a missing file would have: its deepest existing ancestor, resolved, plus the rest. */
-async function resolveMissing(absolutePath: string): Promise<string> {
-  const tail: string[] = [];
+async function resolveMissing(
+  absolutePath: string,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const reversedTail: string[] = [];
   let current = absolutePath;
-  for (;;) {
+  while (signal?.aborted !== true) {
     const link = await danglingLinkTarget(current);
-    if (link !== undefined) return join(link, ...tail);
+    if (link !== undefined) return join(link, ...reversedTail.toReversed());
     const parent = dirname(current);
     if (parent === current) return absolutePath;
-    tail.unshift(basename(current));
+    reversedTail.push(basename(current));
     try {
-      return join(await realpath(parent), ...tail);
+      return join(await realpath(parent), ...reversedTail.toReversed());
     } catch {
       current = parent;
     }
   }
+  return absolutePath;
 }
 
 /** Where a dangling symbolic link points (one level, resolved lexically), or undefined for anything else. */

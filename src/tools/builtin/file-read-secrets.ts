@@ -5,11 +5,9 @@ const SECRET_DIRECTORIES: ReadonlySet<string> = new Set(['.ssh', '.aws', '.gnupg
 
 /** Exact file names (lower-cased) that hold credentials. */
 const SECRET_NAMES: ReadonlySet<string> = new Set([
-  '.env',
-  '.envrc',
-  '.npmrc',
   '.netrc',
   '_netrc',
+  '.npmrc',
   '.pypirc',
   '.git-credentials',
   'credentials',
@@ -19,21 +17,38 @@ const SECRET_NAMES: ReadonlySet<string> = new Set([
   '.secrets',
 ]);
 
+/** The last two components (lower-cased, joined with `/`) of files that hold credentials. */
+const SECRET_TAILS: ReadonlySet<string> = new Set([
+  '.kube/config',
+  '.docker/config.json',
+  'etc/shadow',
+  'etc/shadow-',
+  'etc/gshadow',
+  'etc/gshadow-',
+]);
+
 /** File-name patterns (matched against the lower-cased name) that hold credentials or private keys. */
 const SECRET_PATTERNS: readonly RegExp[] = [
-  /^\.env\..+$/,
+  /^\.env/,
   /^.+\.env$/,
   /^credentials\..+$/,
-  /^id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:\.pub)?$/,
-  /\.(?:pem|key|p12|pfx|jks|keystore)$/,
+  /^secrets\..+$/,
+  /^id_[a-z0-9_-]+(?:\.pub)?$/,
+  /\.(?:pem|key|p12|pfx|jks|keystore|ppk)$/,
   /\.secrets?$/,
 ];
 
-const PRIVATE_KEY_HEADER = /^-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
+/**
+ * A PEM private-key header at the start of any line (openssl writes `Bag Attributes` lines before it, and a
+ * PEM bundle may hold a certificate first), or a PuTTY key file.
+ */
+const PRIVATE_KEY_MARKER =
+  /^[\uFEFF \t]*(?:-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d+:)/m;
 
 /**
- * Why a path names a well-known secret file (`.env`, private keys, `.npmrc`, anything under `.ssh/`, …),
- * or undefined when it does not; names are compared without regard to case.
+ * Why a path names a well-known secret file (`.env*`, `id_*` keys, `*.pem`, `secrets.*`, `.netrc`,
+ * `.kube/config`, `.docker/config.json`, anything under `.ssh/` or `.aws/`, …), or undefined when it does
+ * not; names are compared without regard to case.
  */
 export function secretPathReason(path: string): string | undefined {
   const parts = path
@@ -44,14 +59,18 @@ export function secretPathReason(path: string): string | undefined {
   if (name === undefined) return undefined;
   const directory = parts.slice(0, -1).find((part) => SECRET_DIRECTORIES.has(part));
   if (directory !== undefined) return `files under '${directory}/' hold secrets`;
+  const tail = parts.slice(-2).join('/');
+  if (SECRET_TAILS.has(tail)) return `'${tail}' holds secrets`;
   if (SECRET_NAMES.has(name) || SECRET_PATTERNS.some((pattern) => pattern.test(name))) {
     return `'${name}' files hold secrets`;
   }
   return undefined;
 }
 
-/** True when the text's first line is a PEM private-key header (`-----BEGIN … PRIVATE KEY-----`). */
+/**
+ * True when the text holds a private key: a PEM `-----BEGIN … PRIVATE KEY-----` line anywhere (also after
+ * openssl's `Bag Attributes` preamble or a certificate), or a PuTTY key file.
+ */
 export function looksLikePrivateKey(text: string): boolean {
-  const start = text.replace(/^\uFEFF?\s*/, '');
-  return PRIVATE_KEY_HEADER.test(start);
+  return PRIVATE_KEY_MARKER.test(text);
 }

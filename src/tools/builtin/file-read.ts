@@ -9,18 +9,37 @@ import {
 } from '../../core/index.js';
 import { BaseTool } from '../base-tool.js';
 import { inspectFile, type ReadRefusal, readVerifiedFile } from './file-read-open.js';
-import { expandHome, isInsideAny, resolveAllowedDirs, resolveTarget } from './file-read-paths.js';
+import {
+  expandHome,
+  isInsideAny,
+  pathSizeProblem,
+  type ResolvedTarget,
+  resolveAllowedDirs,
+  resolveTarget,
+} from './file-read-paths.js';
+import { pseudoFileRoot } from './file-read-pseudo.js';
 import { looksLikePrivateKey, secretPathReason } from './file-read-secrets.js';
 import { decodeUtf8Text, limitLines } from './file-read-text.js';
 
 /** Largest file `file_read` reads: 1 MiB (exactly 1,048,576 bytes is read, one byte more is refused). */
 export const FILE_READ_MAX_BYTES = 1_048_576;
 
+/** What a tool without allowed directories answers (the runtime never defaults to reading from `/`). */
+const NO_ALLOWED_DIRS =
+  'file_read has no allowed directory, so it reads nothing (the current directory is the default, but never when it is \'/\'). Configure the folders it may read: allowed_dirs = ["/path/to/folder"] under [tools.file_read] in config.toml.';
+
 /** Options of a `FileReadTool`. */
 export interface FileReadToolOptions {
-  /** The directories files may be read from (`~` expanded, resolved through symbolic links once); required. */
+  /**
+   * The directories files may be read from (`~` expanded, resolved through symbolic links once); required.
+   * An empty list reads nothing. `/proc`, `/sys` and `/dev` are never read, even below an allowed directory.
+   */
   readonly allowedDirs: readonly string[];
-  /** Read well-known secret files (`.env`, private keys, `.ssh/`, …) too; off by default. */
+  /**
+   * Read well-known secret files (`.env*`, `id_*` and `*.pem` keys, `.ssh/`, `.aws/`, `.netrc`,
+   * `.kube/config`, `.docker/config.json`, `secrets.*`, files holding a private key) too; off by default
+   * (config: `[tools.file_read] allow_secret_files`).
+   */
   readonly allowSecrets?: boolean;
   /** What `~` expands to; defaults to the user's home directory. */
   readonly homeDir?: string;
@@ -78,20 +97,34 @@ export class FileReadTool extends BaseTool {
   override async execute(params: ToolArguments, context?: ToolContext): Promise<ToolResult> {
     const request = parseRequest(params);
     if (typeof request === 'string') return this.failure(request, 'invalid_arguments');
-    if (context?.signal.aborted) return this.failure('file_read was cancelled.', 'cancelled');
+    if (this.allowedDirs.length === 0) return this.failure(NO_ALLOWED_DIRS);
+    const signal = context?.signal;
+    if (signal?.aborted) return this.#cancelled();
     const absolute = resolve(this.#baseDir, expandHome(request.path, this.#homeDir));
-    const target = await resolveTarget(absolute);
-    if (!isInsideAny(target.realPath, this.allowedDirs)) return this.#outside(request.path);
-    const secret = this.#secretReason(absolute, target.realPath);
-    if (secret !== undefined) return this.#sensitive(request.path, secret);
-    if (target.kind === 'missing') return this.failure(`File not found: ${request.path}`);
-    if (target.kind === 'error') {
-      return this.failure(`Cannot read ${request.path}: ${target.detail}`);
-    }
-    return this.#read(request, target.realPath);
+    const target = await resolveTarget(absolute, signal);
+    if (signal?.aborted) return this.#cancelled();
+    const refusal = this.#checkTarget(request.path, absolute, target);
+    if (refusal !== undefined) return refusal;
+    return this.#read(request, target.realPath, signal);
   }
 
-  async #read(request: ReadRequest, realPath: string): Promise<ToolResult> {
+  /** The refusal for a target outside, under /proc, /sys or /dev, secret, missing or unreadable; else undefined. */
+  #checkTarget(path: string, absolute: string, target: ResolvedTarget): ToolResult | undefined {
+    if (!isInsideAny(target.realPath, this.allowedDirs)) return this.#outside(path);
+    const pseudo = pseudoFileRoot(target.realPath);
+    if (pseudo !== undefined) return this.#pseudo(path, `under ${pseudo}`);
+    const secret = this.#secretReason(absolute, target.realPath);
+    if (secret !== undefined) return this.#sensitive(path, secret);
+    if (target.kind === 'missing') return this.failure(`File not found: ${path}`);
+    if (target.kind === 'error') return this.failure(`Cannot read ${path}: ${target.detail}`);
+    return undefined;
+  }
+
+  async #read(
+    request: ReadRequest,
+    realPath: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolResult> {
     const inspected = await inspectFile(realPath);
     if ('ok' in inspected) return this.#refused(request.path, inspected);
     if (inspected.kind !== 'file') {
@@ -108,6 +141,7 @@ export class FileReadTool extends BaseTool {
         sizeBytes: inspected.sizeBytes,
       });
     }
+    if (signal?.aborted) return this.#cancelled();
     const read = await readVerifiedFile({
       realPath,
       expected: inspected,
@@ -115,6 +149,7 @@ export class FileReadTool extends BaseTool {
       maxBytes: FILE_READ_MAX_BYTES,
     });
     if (!read.ok) return this.#refused(request.path, read);
+    if (signal?.aborted) return this.#cancelled();
     return this.#respond(request, read.bytes, read.realPath);
   }
 
@@ -144,6 +179,16 @@ export class FileReadTool extends BaseTool {
     );
   }
 
+  #pseudo(path: string, where: string): ToolResult {
+    return this.failure(
+      `Access denied: ${path} is a system pseudo-file (${where}); file_read never reads /proc, /sys or /dev.`,
+    );
+  }
+
+  #cancelled(): ToolResult {
+    return this.failure('file_read was cancelled.', 'cancelled');
+  }
+
   #sensitive(path: string, reason: string): ToolResult {
     return this.failure(`Access denied: ${path} is a sensitive file (${reason}).`);
   }
@@ -152,6 +197,8 @@ export class FileReadTool extends BaseTool {
     switch (refusal.reason) {
       case 'outside':
         return this.#outside(path);
+      case 'pseudo':
+        return this.#pseudo(path, refusal.where);
       case 'not_regular':
         return this.failure(`Not a regular file: ${path} (it is a ${refusal.kind}).`);
       case 'too_large':
@@ -172,6 +219,8 @@ function parseRequest(params: ToolArguments): ReadRequest | string {
   if (path === undefined || path === null || path === '') return 'No path provided.';
   if (typeof path !== 'string') return `path must be a string, got ${typeof path}.`;
   if (path.includes('\0')) return 'path must not contain NUL characters.';
+  const sizeProblem = pathSizeProblem(path);
+  if (sizeProblem !== undefined) return sizeProblem;
   const maxLines = parseMaxLines(params.max_lines);
   if (typeof maxLines === 'string') return maxLines;
   return { path, maxLines };
