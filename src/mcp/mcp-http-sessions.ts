@@ -15,6 +15,8 @@ export interface McpHttpSessionsOptions {
   readonly maxSessions: number;
   /** Check the `Host` header against loopback names (on for a loopback bind). */
   readonly checkHost: boolean;
+  /** Whether a request's `Origin` header (undefined when absent) may reach the server. */
+  readonly allowOrigin: (origin: string | undefined) => boolean;
 }
 
 /**
@@ -67,6 +69,13 @@ export class McpHttpSessions {
       return {
         status: 403,
         message: `Forbidden Host header '${req.headers.host ?? ''}': this server only answers localhost`,
+      };
+    }
+    const origin = req.headers.origin;
+    if (!this.#options.allowOrigin(origin)) {
+      return {
+        status: 403,
+        message: `Forbidden Origin '${origin ?? ''}': this server answers pages from its own origin only; add the origin to allowedOrigins to allow it`,
       };
     }
     return undefined;

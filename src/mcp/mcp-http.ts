@@ -1,7 +1,13 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JarvisError } from '../core/index.js';
-import { formatHostPort, isLoopbackHost } from './mcp-http-guard.js';
+import {
+  formatHostPort,
+  isAllowedOrigin,
+  isLoopbackHost,
+  type OriginPolicy,
+  parseOriginPolicy,
+} from './mcp-http-guard.js';
 import { MCP_HTTP_PATH, McpHttpSessions } from './mcp-http-sessions.js';
 import type { JarvisMcpServer } from './mcp-server.js';
 
@@ -18,6 +24,12 @@ export interface McpHttpOptions {
   readonly allowNonLoopback?: boolean;
   /** Most MCP sessions open at once (default 32); a new one beyond it closes the least recently used. */
   readonly maxSessions?: number;
+  /**
+   * Browser origins allowed besides the server's own (`http://127.0.0.1:<port>`, `http://localhost:<port>`,
+   * `http://[::1]:<port>`): each `http(s)://host[:port]`, or `'*'` for any. A request with another `Origin`
+   * gets 403 (the DNS-rebinding guard the MCP specification asks for); requests without one are allowed.
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /** A running Streamable HTTP server. */
@@ -41,12 +53,13 @@ export async function serveHttp(
   options: McpHttpOptions,
 ): Promise<McpHttpHandle> {
   const host = options.host ?? '127.0.0.1';
-  checkOptions(options, host);
+  const originPolicy = checkOptions(options, host);
   const loopback = isLoopbackHost(host);
   const sessions = new McpHttpSessions({
     server,
     maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
     checkHost: loopback,
+    allowOrigin: (origin) => isAllowedOrigin(origin, boundAddress(http), originPolicy),
   });
   const http = createServer((req, res) => void sessions.handle(req, res));
   await listen(http, options.port, host);
@@ -66,7 +79,14 @@ export async function serveHttp(
   };
 }
 
-function checkOptions(options: McpHttpOptions, host: string): void {
+/** The address the server listens on (requests arrive only while it listens). */
+function boundAddress(http: HttpServer): { host: string; port: number } {
+  const address = http.address() as AddressInfo;
+  return { host: address.address, port: address.port };
+}
+
+/** Throws on a bad option; returns the checked origin policy. */
+function checkOptions(options: McpHttpOptions, host: string): OriginPolicy {
   const { port, maxSessions } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new JarvisError({
@@ -88,6 +108,11 @@ function checkOptions(options: McpHttpOptions, host: string): void {
         'loopback (127.0.0.1, ::1, localhost) unless allowNonLoopback is set',
     });
   }
+  const policy = parseOriginPolicy(options.allowedOrigins);
+  if (typeof policy === 'string') {
+    throw new JarvisError({ code: 'invalid_argument', message: policy });
+  }
+  return policy;
 }
 
 function listen(http: HttpServer, port: number, host: string): Promise<void> {

@@ -43,10 +43,27 @@ function text(result: Awaited<ReturnType<Client['callTool']>>): string {
   return (result.content as { text?: string }[]).map((block) => block.text ?? '').join('\n');
 }
 
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-03-26',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '1.0.0' },
+  },
+});
+
+/** An initialize POST as a browser page would send it, with an `Origin` header. */
+function initializeFrom(url: string, origin: string): Promise<{ status: number; body: string }> {
+  return rawPost(url, { origin, accept: 'application/json, text/event-stream' }, INITIALIZE);
+}
+
 /** A raw HTTP request, for what the SDK client never sends. */
 function rawPost(
   url: string,
   headers: Record<string, string>,
+  body = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -61,7 +78,7 @@ function rawPost(
       },
     );
     req.on('error', reject);
-    req.end('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+    req.end(body);
   });
 }
 
@@ -172,6 +189,52 @@ describe('our MCP server over Streamable HTTP, seen by the SDK client', () => {
     const unknown = await rawPost(http.url, { 'mcp-session-id': 'no-such-session' });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toContain('Session not found');
+  });
+
+  it('refuses a foreign Origin with 403 and opens no session (DNS-rebinding guard)', async () => {
+    const { http } = await start();
+    for (const origin of ['http://evil.example', `http://evil.example:${http.port}`, 'null']) {
+      const refused = await initializeFrom(http.url, origin);
+      expect(refused.status, origin).toBe(403);
+      expect(refused.body).toContain(`Forbidden Origin '${origin}'`);
+      expect(refused.body).toContain('allowedOrigins');
+    }
+    const otherPort = await initializeFrom(http.url, `http://localhost:${http.port + 1}`);
+    expect(otherPort.status).toBe(403);
+    expect(http.sessionCount).toBe(0);
+  });
+
+  it("accepts the server's own origins and requests without an Origin", async () => {
+    const { http } = await start();
+    for (const host of ['127.0.0.1', 'localhost', 'LOCALHOST', '[::1]']) {
+      const own = await initializeFrom(http.url, `http://${host}:${http.port}`);
+      expect(own.status, host).toBe(200);
+    }
+    expect(http.sessionCount).toBe(4);
+    const client = await connectClient(http.url);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('accepts configured allowedOrigins (or any with *) and checks the option', async () => {
+    const server = createMcpServer([new CalculatorTool()]);
+    const http = await serveHttp(server, {
+      port: 0,
+      allowedOrigins: ['https://app.example:8443/', 'http://tool.example'],
+    });
+    const open = await serveHttp(server, { port: 0, allowedOrigins: ['*'] });
+    cleanups.push(async () => {
+      await http.close();
+      await open.close();
+      await server.close();
+    });
+    expect((await initializeFrom(http.url, 'https://app.example:8443')).status).toBe(200);
+    expect((await initializeFrom(http.url, 'http://tool.example')).status).toBe(200);
+    expect((await initializeFrom(http.url, 'http://app.example:8443')).status).toBe(403);
+    expect((await initializeFrom(open.url, 'http://anything.example')).status).toBe(200);
+    for (const bad of ['app.example', 'http://app.example/path', 'ftp://x.example']) {
+      const attempt = serveHttp(server, { port: 0, allowedOrigins: [bad] });
+      await expect(attempt).rejects.toThrow(/allowedOrigins entries must be origins/);
+    }
   });
 
   it('refuses a non-loopback host unless explicitly allowed', async () => {
