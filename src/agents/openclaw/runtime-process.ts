@@ -1,6 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describeError } from '../../core/index.js';
 import { LineSplitter } from './line-splitter.js';
+import {
+  groupHasLiveMembers,
+  PROCESS_GROUPS_SUPPORTED,
+  signalGroup,
+  waitForGroupEnd,
+} from './process-group.js';
 import { OpenClawProtocolError } from './protocol.js';
 import { OpenClawTransportError } from './transport.js';
 
@@ -19,6 +25,9 @@ export interface RuntimeProcessOptions {
   readonly killGraceMs: number;
 }
 
+/** Longest wait, after SIGKILL, for the last processes of the runtime's group to go. */
+const GROUP_KILL_WAIT_MS = 2_000;
+
 /** Per-request options. */
 export interface RuntimeRequestOptions {
   readonly timeoutMs: number;
@@ -33,11 +42,15 @@ interface Waiter {
 /**
  * One runtime child process speaking JSON lines: writes a line to stdin and waits for the next stdout line, drains
  * stderr (keeping its tail), and becomes unusable for good after any failure (exit, bad output, timeout, cancel).
+ * On POSIX the child leads its own process group, and ending it ends the whole group: processes the runtime
+ * forked cannot outlive it (SIGTERM to the group, SIGKILL after the grace period).
  */
 export class RuntimeProcess {
   readonly child: ChildProcess;
   /** Settles once the process is gone (exited, killed, or never started). */
   readonly exited: Promise<void>;
+  /** Settles once the process and every process it started in its group are gone. */
+  readonly ended: Promise<void>;
   readonly #options: RuntimeProcessOptions;
   readonly #lines: LineSplitter;
   #stderr: Buffer = Buffer.alloc(0);
@@ -51,6 +64,7 @@ export class RuntimeProcess {
     this.#lines = new LineSplitter(options.maxLineBytes);
     this.child = spawn(options.nodePath, [options.scriptPath, ...options.args], {
       stdio: ['pipe', 'pipe', 'pipe'],
+      detached: PROCESS_GROUPS_SUPPORTED,
       ...(options.env === undefined ? {} : { env: options.env }),
     });
     this.exited = new Promise<void>((resolve) => {
@@ -61,7 +75,9 @@ export class RuntimeProcess {
     }).then(() => {
       this.#gone = true;
     });
+    this.ended = this.exited.then(() => this.#endGroup());
     this.#listen();
+    this.#killGroupOnParentExit();
   }
 
   /** True while the child runs and nothing has gone wrong with it. */
@@ -111,10 +127,13 @@ export class RuntimeProcess {
     });
   }
 
-  /** Fails any pending request with `reason`, sends SIGTERM, then SIGKILL after the grace period; resolves once gone. */
+  /**
+   * Fails any pending request with `reason`, sends SIGTERM to the process group, then SIGKILL after the grace
+   * period; resolves once the process and its group are gone.
+   */
   terminate(reason: Error): Promise<void> {
     this.#fail(reason);
-    return this.exited;
+    return this.ended;
   }
 
   #listen(): void {
@@ -171,17 +190,47 @@ export class RuntimeProcess {
     this.#kill();
   }
 
-  /** SIGTERM now, SIGKILL when the child is still there after the grace period. */
+  /** SIGTERM to the group now, SIGKILL to it when anything is still there after the grace period. */
   #kill(): void {
-    const { child } = this;
-    if (this.#killing || this.#gone || child.pid === undefined) return;
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (this.#killing || this.child.pid === undefined) return;
+    if (this.#leaderGone() && !this.#groupAlive()) return;
     this.#killing = true;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => {
-      if (!this.#gone) child.kill('SIGKILL');
-    }, this.#options.killGraceMs);
-    void this.exited.then(() => clearTimeout(timer));
+    this.#signal('SIGTERM');
+    const timer = setTimeout(() => this.#signal('SIGKILL'), this.#options.killGraceMs);
+    void this.ended.then(() => clearTimeout(timer));
+  }
+
+  /** Signals the whole group (the child alone where there are no groups or the group is gone). */
+  #signal(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (PROCESS_GROUPS_SUPPORTED && pid !== undefined && signalGroup(pid, signal)) return;
+    if (!this.#leaderGone()) this.child.kill(signal);
+  }
+
+  #leaderGone(): boolean {
+    return this.#gone || this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  #groupAlive(): boolean {
+    const pid = this.child.pid;
+    return PROCESS_GROUPS_SUPPORTED && pid !== undefined && groupHasLiveMembers(pid);
+  }
+
+  /** After the child exited: ends what it left running in its group (a forked helper, a daemon). */
+  async #endGroup(): Promise<void> {
+    const pid = this.child.pid;
+    if (pid === undefined || !this.#groupAlive()) return;
+    this.#kill();
+    await waitForGroupEnd(pid, this.#options.killGraceMs + GROUP_KILL_WAIT_MS);
+  }
+
+  /** If this process exits first (Ctrl-C, a crash), the runtime's group goes with it: it is not in ours. */
+  #killGroupOnParentExit(): void {
+    const pid = this.child.pid;
+    if (!PROCESS_GROUPS_SUPPORTED || pid === undefined) return;
+    const onExit = (): void => void signalGroup(pid, 'SIGKILL');
+    process.once('exit', onExit);
+    void this.ended.then(() => process.off('exit', onExit));
   }
 
   #error(

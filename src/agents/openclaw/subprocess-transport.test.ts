@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +18,13 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'openclaw-subprocess-'));
 });
 
+/** Grandchildren the fixtures reported; killed by pid after each test in case a test failed. */
+const grandchildren: number[] = [];
+let forkingCount = 0;
+
 afterEach(async () => {
   await Promise.all(transports.splice(0).map((transport) => transport.close()));
+  for (const pid of grandchildren.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 });
 
 afterAll(async () => {
@@ -53,6 +59,60 @@ function isRunning(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+/** Running and not a zombie (an init that does not reap leaves killed orphans as zombies). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** How the forking fixture runtime behaves. */
+interface ForkingRuntime {
+  readonly runtimeIgnoresSigterm: boolean;
+  readonly grandchildIgnoresSigterm: boolean;
+  /** Exit with code 3 on the first query (after the health check). */
+  readonly crashOnQuery?: boolean;
+}
+
+/**
+ * A runtime that forks a grandchild (which reports when its signal handling is set up), writes the
+ * grandchild's pid to a file, and answers every line with `health_ok` (or exits, when told to crash).
+ */
+async function openForking(behaviour: ForkingRuntime): Promise<SubprocessTransport> {
+  forkingCount += 1;
+  const name = `forking-${forkingCount}`;
+  const pidFile = join(directory, `${name}.pid`);
+  const scriptPath = join(directory, `${name}.mjs`);
+  const grandchild = `${behaviour.grandchildIgnoresSigterm ? "process.on('SIGTERM', () => {});" : ''} setInterval(() => {}, 1000); process.stdout.write('ready\\n');`;
+  await writeFile(
+    scriptPath,
+    `import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+${behaviour.runtimeIgnoresSigterm ? "process.on('SIGTERM', () => {});" : ''}
+const child = spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: ['ignore', 'pipe', 'ignore'] });
+const ready = new Promise((resolve) => child.stdout.once('data', resolve));
+let lines = 0;
+process.stdin.on('data', async (chunk) => {
+  await ready;
+  writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));
+  lines += 1;
+  if (${behaviour.crashOnQuery === true} && lines > 1) process.exit(3);
+  process.stdout.write(JSON.stringify({ type: 'health_ok', id: 'h' }) + '\\n');
+});
+`,
+  );
+  const transport = new SubprocessTransport({ scriptPath, killGraceMs: 100 });
+  transports.push(transport);
+  expect(await transport.health()).toBe(true);
+  const pid = Number(await readFile(pidFile, 'utf8'));
+  grandchildren.push(pid);
+  return transport;
 }
 
 describe('SubprocessTransport', () => {
@@ -250,6 +310,43 @@ describe('SubprocessTransport', () => {
       failure: 'closed',
       message: expect.stringMatching(/was closed while a request was in flight/),
     });
+  });
+
+  it('close() ends a runtime that ignores SIGTERM together with the grandchild it forked', async () => {
+    const transport = await openForking({
+      runtimeIgnoresSigterm: true,
+      grandchildIgnoresSigterm: false,
+    });
+    const runtime = transport.pid as number;
+    const grandchild = grandchildren.at(-1) as number;
+    expect(isAlive(runtime)).toBe(true);
+    expect(isAlive(grandchild)).toBe(true);
+    await transport.close();
+    expect(isAlive(runtime)).toBe(false);
+    expect(isAlive(grandchild)).toBe(false);
+  });
+
+  it('close() kills a grandchild that ignores SIGTERM after the grace period', async () => {
+    const transport = await openForking({
+      runtimeIgnoresSigterm: false,
+      grandchildIgnoresSigterm: true,
+    });
+    const grandchild = grandchildren.at(-1) as number;
+    expect(isAlive(grandchild)).toBe(true);
+    await transport.close();
+    expect(isAlive(grandchild)).toBe(false);
+  });
+
+  it('ends what a crashed runtime left running before the next call or close() resolves', async () => {
+    const transport = await openForking({
+      runtimeIgnoresSigterm: true,
+      grandchildIgnoresSigterm: true,
+      crashOnQuery: true,
+    });
+    const grandchild = grandchildren.at(-1) as number;
+    expect(await failure(transport.send(query()))).toMatchObject({ failure: 'runtime_exited' });
+    await transport.close();
+    expect(isAlive(grandchild)).toBe(false);
   });
 
   it('validates its options', () => {

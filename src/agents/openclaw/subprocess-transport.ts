@@ -37,7 +37,7 @@ export interface SubprocessTransportOptions extends OpenClawIdOptions {
   readonly healthTimeoutMs?: number;
   /** Longest stdout line accepted (default 8 MiB). */
   readonly maxLineBytes?: number;
-  /** Wait between SIGTERM and SIGKILL when ending the child (default 2 s). */
+  /** Wait between SIGTERM and SIGKILL when ending the child and its process group (default 2 s). */
   readonly killGraceMs?: number;
   /** How much of the child's latest stderr is kept for error messages (default 4 KiB). */
   readonly stderrTailBytes?: number;
@@ -133,7 +133,10 @@ export class SubprocessTransport implements OpenClawTransport {
     return this.lastHealthFailure === undefined;
   }
 
-  /** Ends every child (SIGTERM, then SIGKILL after `killGraceMs`) and waits until they are gone. */
+  /**
+   * Ends every child and whatever it started (SIGTERM to its process group, then SIGKILL after `killGraceMs`)
+   * and waits until they are gone.
+   */
   async close(): Promise<void> {
     this.#generation += 1;
     this.#current = undefined;
@@ -192,7 +195,7 @@ export class SubprocessTransport implements OpenClawTransport {
       killGraceMs: this.killGraceMs,
     });
     this.#children.add(child);
-    void child.exited.then(() => this.#children.delete(child));
+    void child.ended.then(() => this.#children.delete(child));
     this.#current = child;
     return child;
   }
