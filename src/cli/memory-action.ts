@@ -1,4 +1,4 @@
-import type { MemoryResult } from '../core/index.js';
+import { type MemoryResult, safeForTerminal } from '../core/index.js';
 import type { JarvisSystem } from '../sdk/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
@@ -34,7 +34,9 @@ export function runMemorySearch(query: string, flags: MemoryFlags, io: CliIo): P
         ? []
         : await memory.retrieve(query, { topK: flags.topK ?? 5, signal: io.signal });
     if (flags.json === true) {
-      io.stdout.write(`${JSON.stringify(results.map(resultJson), null, 2)}\n`);
+      const best = bestScore(results);
+      const json = results.map((result) => resultJson(result, best));
+      io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       return;
     }
     if (memory === undefined) io.stderr.write(EMPTY_ADVICE);
@@ -43,26 +45,37 @@ export function runMemorySearch(query: string, flags: MemoryFlags, io: CliIo): P
   });
 }
 
-/** One search result as JSON (`metadata` keeps the keys it was stored with, snake_case). */
-export function resultJson(result: MemoryResult): Record<string, unknown> {
+/**
+ * One search result as JSON (`metadata` keeps the keys it was stored with, snake_case): `score` is the raw BM25
+ * value, `relevance` the score relative to the best result of the search (1 for the best).
+ */
+export function resultJson(result: MemoryResult, best: number): Record<string, unknown> {
   return {
     id: result.id,
     score: result.score,
+    relevance: Number(relativeRelevance(result.score, best).toFixed(4)),
     source: result.source,
     content: result.content,
     metadata: result.metadata,
   };
 }
 
-/** `1. 3.142  /docs/a.md` and an indented one-line excerpt per result. */
+/**
+ * `1. 100%  /docs/a.md` and an indented one-line excerpt per result: the relevance relative to the best
+ * result (BM25 values mean nothing on their own). On a terminal, what the files hold is shown escape-safe.
+ */
 export function formatResults(results: readonly MemoryResult[], io: CliIo): string {
   const width = outputWidth(io.stdout);
   const excerptWidth = width === undefined ? 200 : Math.max(width - 4, 20);
+  const shown = (text: string): string =>
+    io.stdout.isTTY ? safeForTerminal(text, { singleLine: true }) : text;
+  const best = bestScore(results);
   return results
     .map((result, index) => {
-      const excerpt = truncate(result.content.replace(/\s+/g, ' ').trim(), excerptWidth);
-      const source = result.source === '' ? '(no source)' : result.source;
-      return `${index + 1}. ${formatScore(result.score)}  ${source}\n   ${excerpt}\n`;
+      const excerpt = truncate(shown(result.content.replace(/\s+/g, ' ').trim()), excerptWidth);
+      const source = result.source === '' ? '(no source)' : shown(result.source);
+      const relevance = formatRelevance(relativeRelevance(result.score, best));
+      return `${index + 1}. ${relevance.padStart(4)}  ${source}\n   ${excerpt}\n`;
     })
     .join('');
 }
@@ -108,7 +121,26 @@ export function runMemoryClear(flags: MemoryFlags, io: CliIo): Promise<void> {
   });
 }
 
-/** A relevance score with three significant digits (BM25 scores of small collections are tiny). */
-export function formatScore(score: number): string {
-  return Number.isFinite(score) ? String(Number(score.toPrecision(3))) : String(score);
+/** The highest finite score of a search (its results come best first, but nothing relies on it). */
+function bestScore(results: readonly MemoryResult[]): number {
+  let best = Number.NEGATIVE_INFINITY;
+  for (const result of results)
+    if (Number.isFinite(result.score)) best = Math.max(best, result.score);
+  return best;
+}
+
+/**
+ * A score relative to the best of its search, from 0 to 1: BM25 values depend on the collection (a small
+ * one gives scores like 0.00000285), so only their ratio says how close a result comes to the best match.
+ */
+export function relativeRelevance(score: number, best: number): number {
+  if (!Number.isFinite(score) || !Number.isFinite(best)) return 0;
+  if (best <= 0) return score === best ? 1 : 0;
+  return Math.min(1, Math.max(0, score / best));
+}
+
+/** A relative relevance as a whole percentage (`100%`, `64%`), `<1%` for a match that is barely one. */
+export function formatRelevance(relevance: number): string {
+  const percent = Math.round(relevance * 100);
+  return percent === 0 && relevance > 0 ? '<1%' : `${percent}%`;
 }

@@ -1,11 +1,15 @@
 import { resolve } from 'node:path';
+import { safeForTerminal } from '../core/index.js';
 import type { IndexProgress, IndexSummary } from '../sdk/index.js';
 import type { CliIo } from './cli-io.js';
 import { openJarvis } from './jarvis-options.js';
 import type { MemoryFlags } from './memory-command.js';
 import { ProgressLine } from './progress.js';
 
-/** `jarvis memory index <path>`: a progress bar on stderr on a terminal, then a one-line summary. */
+/**
+ * `jarvis memory index <path>`: a progress bar on stderr on a terminal, a warning on stderr for each file that
+ * could not be indexed (the rest is indexed all the same), then a one-line summary.
+ */
 export async function runMemoryIndex(path: string, flags: MemoryFlags, io: CliIo): Promise<void> {
   const jarvis = await openJarvis(flags, io);
   const progress = new ProgressLine(io.stderr);
@@ -16,10 +20,12 @@ export async function runMemoryIndex(path: string, flags: MemoryFlags, io: CliIo
       signal: io.signal,
       onProgress: (step: IndexProgress) => {
         chunks += step.chunks;
-        progress.update(`${step.filesSeen} files, ${chunks} chunks  ${step.path}`);
+        const path = safeForTerminal(step.path, { singleLine: true });
+        progress.update(`${step.filesSeen} files, ${chunks} chunks  ${path}`);
       },
     });
     progress.clear();
+    io.stderr.write(failureWarnings(summary));
     io.stdout.write(flags.json === true ? summaryJson(summary) : `${summaryLine(summary)}\n`);
   } finally {
     progress.clear();
@@ -42,6 +48,18 @@ export function summaryLine(summary: IndexSummary): string {
       ? '0 skipped'
       : `${summary.skipped.length} skipped (${why.join(', ')})`;
   return `Indexed ${files}: ${chunks} written, ${summary.unchanged} unchanged, ${skipped}.`;
+}
+
+/** `warning: could not index <path> (<error>); skipped it.` for each file whose indexing failed, escape-safe. */
+export function failureWarnings(summary: IndexSummary): string {
+  return summary.skipped
+    .filter((skipped) => skipped.reason === 'failed')
+    .map((skipped) => {
+      const path = safeForTerminal(skipped.path, { singleLine: true });
+      const why = safeForTerminal(skipped.detail ?? 'unknown error', { singleLine: true });
+      return `warning: could not index ${path} (${why}); skipped it.\n`;
+    })
+    .join('');
 }
 
 /** The summary as JSON with snake_case keys; skipped paths with their reasons. */

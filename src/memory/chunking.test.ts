@@ -87,6 +87,20 @@ describe('chunkText', () => {
     expect(chunks.every((chunk) => chunk.length <= DEFAULT_CHUNK_SIZE)).toBe(true);
   });
 
+  it('chunks a 1 MB single line of words for every kind of text, in linear time', () => {
+    const line = 'alpha be '.repeat(116_509);
+    expect(line.length).toBeGreaterThan(1_048_576);
+    for (const kind of ['text', 'markdown', 'code'] as const) {
+      const chunks = chunkText(line, { chunkSize: 512, chunkOverlap: 64, kind });
+      expect(chunks.length).toBeGreaterThan(2_000);
+      expect(chunks.every((chunk) => chunk.length > 0 && chunk.length <= 512)).toBe(true);
+      expect(chunks[0]?.startsWith('alpha be alpha')).toBe(true);
+      expect(coversText(line, chunks)).toBe(true);
+    }
+    const noSpaces = 'x'.repeat(1_048_576);
+    expect(chunkText(noSpaces, { chunkSize: 512, chunkOverlap: 0 })).toHaveLength(2_048);
+  });
+
   it('always gives non-empty chunks within the size that cover the text (property)', () => {
     const texts = fc.string({
       unit: fc.constantFrom('a', 'b', ' ', '\n', '.', '#', '😀', 'é', '\t'),

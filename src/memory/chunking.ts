@@ -50,8 +50,8 @@ export function textKindOf(path: string): TextKind {
 export function chunkText(text: string, options: ChunkOptions = {}): readonly string[] {
   const { chunkSize, chunkOverlap } = resolveChunkSizes(options);
   const normalised = text.replace(/\r\n?/g, '\n');
-  const pieces = splitPieces(normalised, SEPARATORS[options.kind ?? 'text'], chunkSize);
-  return mergePieces(pieces, chunkSize, chunkOverlap);
+  const ends = pieceEnds(normalised, SEPARATORS[options.kind ?? 'text'], chunkSize);
+  return mergePieces(normalised, ends, chunkSize, chunkOverlap);
 }
 
 /** The chunk sizes to use, validated; throws a `JarvisError` for sizes that are not usable. */
@@ -74,62 +74,112 @@ export function resolveChunkSizes(options: ChunkOptions): {
   return { chunkSize, chunkOverlap };
 }
 
-/** Cuts `text` into consecutive pieces of at most `size` characters that together are exactly `text`. */
-function splitPieces(text: string, separators: readonly RegExp[], size: number): string[] {
-  if (text.length <= size) return [text];
-  const [separator, ...finer] = separators;
-  if (separator === undefined) return hardSplit(text, size);
-  const pieces: string[] = [];
-  let start = 0;
-  for (const match of text.matchAll(separator)) {
-    const end = match.index + match[0].length;
-    if (end <= start || end >= text.length) continue;
-    pieces.push(...splitPieces(text.slice(start, end), finer, size));
-    start = end;
-  }
-  pieces.push(...splitPieces(text.slice(start), finer, size));
-  return pieces;
+/** A range being split: the ends of its parts, the next part to look at, and the separator for its parts. */
+interface SplitFrame {
+  readonly partEnds: readonly number[];
+  next: number;
+  from: number;
+  readonly level: number;
 }
 
-/** Cuts every `size` characters, never between the two halves of a surrogate pair. */
-function hardSplit(text: string, size: number): string[] {
-  const pieces: string[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(start + size, text.length);
-    if (end < text.length && end - start > 1 && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-    pieces.push(text.slice(start, end));
-    start = end;
-  }
-  return pieces;
-}
-
-/** Packs pieces into chunks of at most `size` characters, each starting with the previous chunk's tail. */
-function mergePieces(pieces: readonly string[], size: number, overlap: number): string[] {
-  const chunks: string[] = [];
-  let current = '';
-  for (const piece of pieces) {
-    if (current.length + piece.length <= size) {
-      current += piece;
+/**
+ * Where `text` is cut into consecutive pieces of at most `size` characters: the end of each piece, in order
+ * (the last is `text.length`). Iterative, with one frame per separator level (no recursion, no copies of long
+ * arrays), and each level reads every character at most once: a megabyte-long line costs linear time.
+ */
+function pieceEnds(text: string, separators: readonly RegExp[], size: number): number[] {
+  const ends: number[] = [];
+  const frames: SplitFrame[] = [{ partEnds: [text.length], next: 0, from: 0, level: 0 }];
+  for (let frame = frames.at(-1); frame !== undefined; frame = frames.at(-1)) {
+    const end = frame.partEnds[frame.next];
+    if (end === undefined) {
+      frames.pop();
       continue;
     }
-    if (current.trim() !== '') chunks.push(current.trim());
-    current = overlapTail(current, Math.min(overlap, size - piece.length)) + piece;
+    const start = frame.from;
+    frame.next += 1;
+    frame.from = end;
+    const separator = separators[frame.level];
+    if (end - start <= size) ends.push(end);
+    else if (separator === undefined) hardSplitEnds(text, start, end, size, ends);
+    else {
+      const partEnds = partEndsAfter(text, start, end, separator);
+      frames.push({ partEnds, next: 0, from: start, level: frame.level + 1 });
+    }
   }
-  if (current.trim() !== '') chunks.push(current.trim());
+  return ends;
+}
+
+/** The ends of the parts of `start..end` cut right after each match of `separator` (the last is `end`). */
+function partEndsAfter(text: string, start: number, end: number, separator: RegExp): number[] {
+  const partEnds: number[] = [];
+  let previous = start;
+  for (const match of text.slice(start, end).matchAll(separator)) {
+    const cut = start + match.index + match[0].length;
+    if (cut >= end) break;
+    if (cut > previous) partEnds.push(cut);
+    previous = Math.max(previous, cut);
+  }
+  partEnds.push(end);
+  return partEnds;
+}
+
+/** Cuts `start..end` every `size` characters, never between the two halves of a surrogate pair. */
+function hardSplitEnds(
+  text: string,
+  start: number,
+  end: number,
+  size: number,
+  ends: number[],
+): void {
+  let from = start;
+  while (from < end) {
+    let to = Math.min(from + size, end);
+    if (to < end && to - from > 1 && isHighSurrogate(text.charCodeAt(to - 1))) to -= 1;
+    ends.push(to);
+    from = to;
+  }
+}
+
+/**
+ * Packs consecutive pieces into chunks of at most `size` characters, each starting with the previous chunk's
+ * tail. A chunk is always one contiguous range of `text` (its overlap plus the pieces after it), so only the
+ * finished chunks are copied.
+ */
+function mergePieces(
+  text: string,
+  ends: readonly number[],
+  size: number,
+  overlap: number,
+): string[] {
+  const chunks: string[] = [];
+  let chunkStart = 0;
+  let pieceStart = 0;
+  for (const pieceEnd of ends) {
+    const pieceLength = pieceEnd - pieceStart;
+    if (pieceStart - chunkStart + pieceLength > size) {
+      const finished = text.slice(chunkStart, pieceStart).trim();
+      if (finished !== '') chunks.push(finished);
+      const tailLength = finished === '' ? 0 : Math.min(overlap, size - pieceLength);
+      chunkStart = overlapStart(text, chunkStart, pieceStart, tailLength);
+    }
+    pieceStart = pieceEnd;
+  }
+  const last = text.slice(chunkStart, pieceStart).trim();
+  if (last !== '') chunks.push(last);
   return chunks;
 }
 
-/** At most `length` characters from the end of `text`, starting at a word when the tail has one. */
-function overlapTail(text: string, length: number): string {
-  if (length <= 0 || text.trim() === '') return '';
-  let start = Math.max(0, text.length - length);
-  if (start > 0 && !/\s/.test(text.charAt(start - 1))) {
-    const space = text.slice(start).search(/\s/);
-    if (space >= 0) start += space + 1;
+/** Where the last (at most) `length` characters of `start..end` begin, at a word when the tail has one. */
+function overlapStart(text: string, start: number, end: number, length: number): number {
+  if (length <= 0) return end;
+  let from = Math.max(start, end - length);
+  if (from > start && !/\s/.test(text.charAt(from - 1))) {
+    const space = text.slice(from, end).search(/\s/);
+    if (space >= 0) from += space + 1;
   }
-  if (start > 0 && isLowSurrogate(text.charCodeAt(start))) start += 1;
-  return text.slice(start);
+  if (from > start && from < end && isLowSurrogate(text.charCodeAt(from))) from += 1;
+  return from;
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -117,6 +117,36 @@ describe('indexPath', () => {
     expect(other).toBe(join(docs, 'other.txt'));
   });
 
+  it('indexes a file whose only line is 1 MB', async () => {
+    const long = write('one-line.txt', 'tomato pepper '.repeat(75_000));
+    const summary = await indexPath(memory, docs, { chunkSize: 512, chunkOverlap: 64 });
+    expect(summary).toMatchObject({ files: 1, skipped: [] });
+    expect(summary.chunks).toBeGreaterThan(2_000);
+    expect((await memory.sourceMetadata(long)).length).toBe(summary.chunks);
+  });
+
+  it('skips a file whose indexing fails, naming it, and indexes the rest', async () => {
+    const good = write('a-good.txt', 'Cucumbers grow fast.');
+    const bad = write('b-bad.txt', 'Peppers like heat.');
+    const later = write('c-later.txt', 'Tomatoes need sun.');
+    const failing = {
+      sourceMetadata: (source: string) => memory.sourceMetadata(source),
+      replaceSource: (source: string, documents: Parameters<SQLiteMemory['replaceSource']>[1]) =>
+        source === bad
+          ? Promise.reject(new Error('disk said no'))
+          : memory.replaceSource(source, documents),
+    };
+    const summary = await indexPath(failing, docs);
+    expect(summary).toEqual({
+      files: 2,
+      chunks: 2,
+      unchanged: 0,
+      skipped: [{ path: bad, reason: 'failed', detail: 'disk said no' }],
+    });
+    expect((await memory.retrieve('cucumbers'))[0]?.source).toBe(good);
+    expect((await memory.retrieve('tomatoes'))[0]?.source).toBe(later);
+  });
+
   it('re-chunks an unchanged file when the chunk sizes change', async () => {
     const notes = write('notes.txt', PROSE);
     await indexPath(memory, notes, { chunkSize: 200, chunkOverlap: 0 });

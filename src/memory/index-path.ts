@@ -32,13 +32,14 @@ export type SkipReason =
   | 'symlink_loop'
   | 'duplicate'
   | 'not_a_regular_file'
-  | 'unreadable';
+  | 'unreadable'
+  | 'failed';
 
 /** A path that was not indexed, and why. */
 export interface SkippedPath {
   readonly path: string;
   readonly reason: SkipReason;
-  /** The underlying error, for `unreadable`. */
+  /** The underlying error, for `unreadable` and `failed` (a file that could not be chunked or stored). */
   readonly detail?: string;
 }
 
@@ -93,7 +94,8 @@ interface IndexSettings {
  * Indexes a file or a folder tree into `memory`: text files are chunked (Markdown and code at their natural
  * boundaries) and stored with `source` = the absolute file path; a file whose content is unchanged is left as
  * it is, a changed one has its old chunks replaced in one transaction. Hidden entries, `node_modules`, binary and
- * oversize files and symlink loops are skipped and listed.
+ * oversize files and symlink loops are skipped and listed, and so is a file whose indexing fails (`failed`,
+ * with the error): the rest of the folder is still indexed.
  */
 export async function indexPath(
   memory: IndexTarget,
@@ -115,7 +117,7 @@ export async function indexPath(
     const outcome: FileOutcome =
       entry.type === 'skip'
         ? { status: 'skipped', skip: skippedPath(entry) }
-        : await indexFile(memory, entry, settings);
+        : await indexFileOrSkip(memory, entry, settings, options.signal);
     const progress = tally.add(entry.path, outcome);
     options.onProgress?.(progress);
   }
@@ -294,6 +296,27 @@ function identityOf(stats: Stats): string {
 type FileOutcome =
   | { readonly status: 'indexed' | 'unchanged'; readonly chunks: number }
   | { readonly status: 'skipped'; readonly skip: SkippedPath };
+
+/**
+ * Indexes one file; a file that fails (its chunking or storing throws) is skipped as `failed` with the error,
+ * so one bad file never stops the rest of the folder. Cancellation still stops the walk.
+ */
+async function indexFileOrSkip(
+  memory: IndexTarget,
+  file: { readonly path: string; readonly stats: Stats },
+  settings: IndexSettings,
+  signal: AbortSignal | undefined,
+): Promise<FileOutcome> {
+  try {
+    return await indexFile(memory, file, settings);
+  } catch (error) {
+    signal?.throwIfAborted();
+    return {
+      status: 'skipped',
+      skip: { path: file.path, reason: 'failed', detail: describeError(error) },
+    };
+  }
+}
 
 async function indexFile(
   memory: IndexTarget,
