@@ -1,5 +1,6 @@
 import type { JarvisOptions } from '../sdk/index.js';
 import type { CliIo } from './cli-io.js';
+import { untrustedLine } from './cli-output.js';
 import { canAsk, promptYesNo } from './prompt-yes-no.js';
 
 /** What the SDK calls before a tool that requires confirmation runs. */
@@ -53,9 +54,16 @@ export function createApproval(options: ApprovalOptions): Approval {
   return { mode, confirm, refusedUnasked: (callId) => refused.has(callId) };
 }
 
-/** Asks `Allow <tool> with <args>? [y/N]` on stderr and reads one line from stdin; only `y`/`yes` approves. */
+/**
+ * Asks `Allow <tool> with <args>? [y/N]` on stderr (the model's name and arguments with terminal escapes made
+ * visible) and reads one line from stdin; only `y`/`yes` approves.
+ */
 function askOnTerminal(request: ConfirmationRequest, io: CliIo): Promise<boolean> {
-  return promptYesNo(`Allow ${request.toolName} with ${describeArguments(request.arguments)}?`, io);
+  const tool = untrustedLine(request.toolName);
+  return promptYesNo(
+    `Allow ${tool} with ${untrustedLine(describeArguments(request.arguments))}?`,
+    io,
+  );
 }
 
 /** Tool arguments as compact JSON, cut to a readable length. */

@@ -111,3 +111,33 @@ describe('jarvis ask on a terminal (in process)', () => {
     expect(stderr.text).not.toContain('--yes');
   });
 });
+
+describe('jarvis ask answers on a terminal (in process)', () => {
+  let home: string;
+  let server: ScriptedOpenAIServer;
+  const ANSWER = 'Go \u001b]8;;http://evil.example\u0007here\u001b]8;;\u0007\u001b[2K now.';
+
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'jarvis-ask-tty-'));
+    server = await startScriptedOpenAIServer({
+      script: [{ content: ANSWER }, { content: ANSWER }],
+      streamChunkChars: 3,
+    });
+  });
+
+  afterEach(async () => {
+    await server.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['streamed', []],
+    ['whole', ['--no-stream']],
+  ])('shows the %s answer with escape sequences made visible', async (_name, flags) => {
+    const { io, stdout } = terminalIo(home, '');
+    const terminalStdout = Object.assign(stdout, { isTTY: true });
+    const args = ['ask', '--engine', 'openai', '--base-url', server.baseUrl, '--model', 'm'];
+    expect(await runCli([...args, ...flags, 'Hi'], { ...io, stdout: terminalStdout })).toBe(0);
+    expect(stdout.text).toBe('Go ^[]8;;http://evil.example\\u{7}here^[]8;;\\u{7}^[[2K now.\n');
+  });
+});

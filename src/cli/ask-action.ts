@@ -1,48 +1,38 @@
-import { EventBus } from '../core/index.js';
+import type { AgentResult } from '../core/index.js';
 import type { AskOptions, Jarvis } from '../sdk/index.js';
-import { type Approval, createApproval } from './approval.js';
-import { ToolActivity } from './ask-activity.js';
 import { withAdvice } from './ask-advice.js';
 import type { AskFlags } from './ask-command.js';
 import { formatAskJson } from './ask-json.js';
 import { readQuery } from './ask-query.js';
-import { AnswerWriter, StreamedAnswer } from './ask-render.js';
+import { StreamedAnswer } from './ask-render.js';
+import { answerTextOf, stopMessage, stopReasonOf } from './ask-stop.js';
+import { AskView } from './ask-view.js';
+import { CliExit, ExitCode } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import { diagnosticText } from './cli-output.js';
 import { openJarvis } from './jarvis-options.js';
 
-/** What `jarvis ask` shows on stderr when a call was refused because no one could be asked. */
-export const REFUSED_HINT =
-  'refused: it needs confirmation and there is no terminal to ask on; pass --yes to allow it';
+/** What a finished run left to report: its turns and metadata (for the stop reason). */
+type RunOutcome = Pick<AgentResult, 'turns' | 'metadata'>;
 
 /**
  * `jarvis ask`: reads the question, opens the SDK with the flags, and prints the answer (streamed, whole, or
- * as JSON) while tool calls show on stderr. Ctrl-C cancels the run; the SDK is always closed.
+ * as JSON) while tool calls show on stderr. A run stopped before a final answer (turn limit, loop guard)
+ * prints what it has, says why on stderr and exits 3. Ctrl-C cancels the run; the SDK is always closed.
  */
 export async function runAsk(words: readonly string[], flags: AskFlags, io: CliIo): Promise<void> {
   const query = await readQuery(words, io);
-  const writer = new AnswerWriter(io.stdout);
-  let approval: Approval | undefined;
-  const activity = new ToolActivity({
-    stderr: io.stderr,
-    beforeDraw: () => writer.endLineOnTerminal(),
-    explainFailure: (ended) =>
-      approval?.refusedUnasked(ended.callId) === true ? REFUSED_HINT : undefined,
-  });
-  approval = createApproval({
-    yes: flags.yes === true,
-    io,
-    around: (prompt) => activity.suspend(prompt),
-  });
-  const bus = toolActivityBus(activity);
+  const view = new AskView({ io, yes: flags.yes === true });
   let jarvis: Jarvis | undefined;
   try {
-    jarvis = await openJarvis(flags, io, { confirm: approval.confirm, bus });
-    await answer(jarvis, query, flags, io, writer);
+    jarvis = await openJarvis(flags, io, { confirm: view.approval.confirm, bus: view.bus });
+    view.attach(await jarvis.system(), flags.baseUrl);
+    const outcome = await answer(jarvis, query, flags, io, view);
+    reportStop(outcome, view, io);
   } catch (error) {
     throw withAdvice(error);
   } finally {
-    activity.close();
-    writer.endLine();
+    view.close();
     await closeQuietly(jarvis, io);
   }
 }
@@ -53,20 +43,37 @@ async function answer(
   query: string,
   flags: AskFlags,
   io: CliIo,
-  writer: AnswerWriter,
-): Promise<void> {
+  view: AskView,
+): Promise<RunOutcome> {
   const options = askOptions(flags, io.signal);
   if (flags.json === true) {
-    io.stdout.write(formatAskJson(await jarvis.askFull(query, options)));
-    return;
+    const result = await jarvis.askFull(query, options);
+    io.stdout.write(formatAskJson(result, stopReasonOf(result.metadata)));
+    return result;
   }
   if (!flags.stream) {
-    writer.write((await jarvis.askFull(query, options)).content);
-    writer.endLine();
-    return;
+    const result = await jarvis.askFull(query, options);
+    view.writer.write(answerTextOf(result));
+    view.writer.endLine();
+    return result;
   }
-  const streamed = new StreamedAnswer(writer);
-  for await (const event of jarvis.stream(query, options)) streamed.handle(event);
+  const streamed = new StreamedAnswer(view.writer);
+  let outcome: RunOutcome = { turns: 0, metadata: {} };
+  for await (const event of jarvis.stream(query, options)) {
+    view.onStreamEvent(event);
+    streamed.handle(event);
+    if (event.type === 'result') outcome = event.result;
+  }
+  return outcome;
+}
+
+/** For a run stopped before a final answer: the reason on stderr, then exit code 3. */
+function reportStop(outcome: RunOutcome, view: AskView, io: CliIo): void {
+  const reason = stopReasonOf(outcome.metadata);
+  if (reason === undefined) return;
+  view.close();
+  io.stderr.write(stopMessage(reason, outcome.turns, view.loopStop));
+  throw new CliExit(ExitCode.stopped);
 }
 
 /** The SDK's per-question options from the flags (left out when not given, so the config decides). */
@@ -83,20 +90,11 @@ export function askOptions(flags: AskFlags, signal: AbortSignal): AskOptions {
   };
 }
 
-/** A bus whose tool call events draw the tool activity on stderr (for every agent, streaming or not). */
-function toolActivityBus(activity: ToolActivity): EventBus {
-  const bus = new EventBus();
-  bus.subscribe('tool_call_start', (event) => activity.start(event.data));
-  bus.subscribe('tool_call_end', (event) => activity.end(event.data));
-  return bus;
-}
-
 async function closeQuietly(jarvis: Jarvis | undefined, io: CliIo): Promise<void> {
   try {
     await jarvis?.close();
   } catch (error) {
-    io.stderr.write(
-      `warning: closing failed: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`warning: closing failed: ${diagnosticText(message, io.session?.redactor)}\n`);
   }
 }

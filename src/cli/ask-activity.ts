@@ -1,6 +1,7 @@
-import { type Clock, systemClock, type ToolResult } from '../core/index.js';
+import { type Clock, type Redactor, systemClock, type ToolResult } from '../core/index.js';
 import { describeArguments } from './approval.js';
 import type { CliStream } from './cli-io.js';
+import { diagnosticText, untrustedLine } from './cli-output.js';
 
 /** A tool call that started (the payload of the bus's `tool_call_start`). */
 export interface ToolCallStarted {
@@ -26,6 +27,8 @@ export interface ToolActivityOptions {
   readonly explainFailure?: (ended: ToolCallEnded) => string | undefined;
   /** How often the spinner is redrawn (default 100 ms). */
   readonly frameMs?: number;
+  /** The redactor for tool errors (the system's, knowing the configured secrets), once there is one. */
+  readonly redactor?: () => Redactor | undefined;
 }
 
 interface RunningCall {
@@ -40,7 +43,8 @@ const CLEAR_LINE = '\r\x1b[2K';
 /**
  * Shows tool calls on stderr as they run: on a terminal, a spinner line with the tool name and elapsed time that
  * is replaced by `✓ name args 2 ms` / `✗ name args: error`; elsewhere plain lines `→ name args`, `✓ name 2 ms`,
- * `✗ name: error`.
+ * `✗ name: error`. Names, arguments and errors come from the model and tools: they are shown on one line with
+ * terminal escapes made visible, and errors are redacted.
  */
 export class ToolActivity {
   readonly #stderr: CliStream;
@@ -58,16 +62,22 @@ export class ToolActivity {
     this.#clock = options.clock ?? systemClock;
   }
 
+  /** True while a call is running (its spinner owns the status line). */
+  get busy(): boolean {
+    return this.#running.size > 0;
+  }
+
   /** A call started: a plain `→` line, or the spinner on a terminal. */
   start(call: ToolCallStarted): void {
-    const args = describeArguments(call.arguments);
+    const args = untrustedLine(describeArguments(call.arguments));
+    const toolName = untrustedLine(call.toolName);
     this.#options.beforeDraw?.();
     if (!this.#stderr.isTTY) {
-      this.#stderr.write(`→ ${call.toolName} ${args}\n`);
+      this.#stderr.write(`→ ${toolName} ${args}\n`);
       return;
     }
     this.#running.set(call.callId, {
-      toolName: call.toolName,
+      toolName,
       args,
       startedMs: this.#clock.monotonicMs(),
     });
@@ -82,7 +92,8 @@ export class ToolActivity {
     this.#running.delete(ended.callId);
     this.#options.beforeDraw?.();
     this.#erase();
-    const label = running === undefined ? ended.toolName : `${ended.toolName} ${running.args}`;
+    const label =
+      running === undefined ? untrustedLine(ended.toolName) : `${running.toolName} ${running.args}`;
     this.#stderr.write(`${this.#outcome(label, ended)}\n`);
     if (this.#running.size === 0) this.#stopTimer();
     else this.#draw();
@@ -110,7 +121,9 @@ export class ToolActivity {
   #outcome(label: string, ended: ToolCallEnded): string {
     const { result } = ended;
     if (result.success) return `✓ ${label} ${formatLatency(result.latencySeconds)}`;
-    const why = this.#options.explainFailure?.(ended) ?? firstLine(result.content);
+    const why =
+      this.#options.explainFailure?.(ended) ??
+      diagnosticText(firstLine(result.content), this.#options.redactor?.(), { singleLine: true });
     return `✗ ${label}: ${why}`;
   }
 

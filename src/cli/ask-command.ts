@@ -26,6 +26,8 @@ Examples:
   $ jarvis ask --engine openai --base-url http://127.0.0.1:8000/v1 --model my-model "Hi"
 
 Answers go to stdout; tool activity, warnings and errors to stderr. Ctrl-C cancels.
+Exit codes: 0 answered, 1 failed, 2 usage error, 3 stopped before a final answer (turn limit or
+loop guard; what the model said is printed, the reason goes to stderr), 130 Ctrl-C, 143 SIGTERM.
 `;
 
 /** Registers `jarvis ask [query...]`. */

@@ -1,5 +1,7 @@
 import type { ToolResult } from '../core/index.js';
 import type { AskResult } from '../sdk/index.js';
+import type { StopReason } from './ask-stop.js';
+import { jsonText } from './cli-output.js';
 
 /** One tool result as `jarvis ask --json` prints it. */
 export interface ToolResultJson {
@@ -24,6 +26,8 @@ export interface AskResultJson {
   readonly engine: string;
   readonly agent: string;
   readonly metadata: Readonly<Record<string, unknown>>;
+  /** Only for a run stopped before a final answer: `max_turns` or `loop_detected`. */
+  readonly stop_reason?: StopReason;
 }
 
 /** Converts an `askFull` result to its snake_case JSON shape (metadata keys are snake_cased too). */
@@ -44,9 +48,13 @@ export function askResultJson(result: AskResult): AskResultJson {
   };
 }
 
-/** The JSON text printed by `jarvis ask --json`: pretty-printed with two spaces, ending with a newline. */
-export function formatAskJson(result: AskResult): string {
-  return `${JSON.stringify(askResultJson(result), jsonSafe, 2)}\n`;
+/**
+ * The JSON text printed by `jarvis ask --json`: pretty-printed with two spaces, ending with a newline; a run
+ * stopped before a final answer also carries its `stop_reason`.
+ */
+export function formatAskJson(result: AskResult, stopReason?: StopReason): string {
+  const json = askResultJson(result);
+  return jsonText(stopReason === undefined ? json : { ...json, stop_reason: stopReason });
 }
 
 function toolResultJson(result: ToolResult): ToolResultJson {
@@ -75,9 +83,4 @@ function snakeKeys(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [snakeCase(key), snakeKeys(item)]),
   );
-}
-
-/** Big integers print as numbers' text rather than failing the whole output. */
-function jsonSafe(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentResult, AgentStreamEvent, ToolResult } from '../core/index.js';
-import { toolFailure, toolSuccess } from '../core/index.js';
+import { isTerminalSafe, toolFailure, toolSuccess } from '../core/index.js';
 import { formatLatency, ToolActivity } from './ask-activity.js';
 import { AnswerWriter, StreamedAnswer } from './ask-render.js';
 import type { CliStream } from './cli-io.js';
@@ -57,12 +57,48 @@ describe('StreamedAnswer', () => {
     expect(render(events)).toBe('Calling a tool\nMaximum turns reached.\n');
   });
 
+  it("leaves a stopped run's notice to stderr, but prints what the model said", () => {
+    const stopped = (content: string): AgentStreamEvent => ({
+      type: 'result',
+      result: { content, toolResults: [], turns: 2, metadata: { max_turns_exceeded: true } },
+    });
+    expect(
+      render([
+        delta(1, 'Calling a tool'),
+        stopped('Maximum turns reached without a final answer.'),
+      ]),
+    ).toBe('Calling a tool\n');
+    expect(render([stopped('Maximum turns reached without a final answer.')])).toBe('');
+    expect(render([stopped('Let me look that up.')])).toBe('Let me look that up.\n');
+  });
+
   it('writes nothing for an empty answer', () => {
     expect(render([result('')])).toBe('');
   });
 });
 
 describe('AnswerWriter', () => {
+  const HOSTILE = 'See \u001b]8;;http://evil.example\u0007this\u001b]8;;\u0007 \u001b[2K\u202eok';
+
+  it('a pipe gets exactly the model text; a terminal gets it with escapes shown visibly', () => {
+    const piped = fakeStream(false);
+    new AnswerWriter(piped).write(HOSTILE);
+    expect(piped.text).toBe(HOSTILE);
+    const terminal = fakeStream(true);
+    new AnswerWriter(terminal).write(HOSTILE);
+    expect(terminal.text).toBe(
+      'See ^[]8;;http://evil.example\\u{7}this^[]8;;\\u{7} ^[[2K\\u{202e}ok',
+    );
+  });
+
+  it('neutralises an escape sequence split across streamed chunks, and a \\r\\n split in two', () => {
+    const terminal = fakeStream(true);
+    const writer = new AnswerWriter(terminal);
+    for (const chunk of ['a\u001b', '[2', 'Kb\r', '\nc\r']) writer.write(chunk);
+    writer.endLine();
+    expect(terminal.text).toBe('a^[[2Kb\nc\\u{d}\n');
+  });
+
   it('ends an open line before stderr draws only when stdout is a terminal', () => {
     const piped = fakeStream(false);
     const pipedWriter = new AnswerWriter(piped);
@@ -81,6 +117,40 @@ describe('AnswerWriter', () => {
 function success(latencySeconds: number): ToolResult {
   return toolSuccess('calculator', '51', { latencySeconds });
 }
+
+describe('ToolActivity with hostile tool calls', () => {
+  it('shows names, arguments and errors on one line with escapes visible and secrets redacted', () => {
+    const stderr = fakeStream(false);
+    const activity = new ToolActivity({ stderr });
+    const name = 'calc\u001b[2K\u001b]0;title\u0007';
+    activity.start({ toolName: name, callId: 'c1', arguments: 'raw \u009b2J text' });
+    activity.end({
+      toolName: name,
+      callId: 'c1',
+      result: toolFailure(
+        name,
+        'unknown_tool',
+        'Unknown \u001b[31mtool\u001b[0m, key sk-abcdefghijklmnopqrstuvwxyz',
+      ),
+    });
+    expect(isTerminalSafe(stderr.text)).toBe(true);
+    expect(stderr.text).toBe(
+      [
+        '→ calc^[[2K^[]0;title\\u{7} "raw \\u{9b}2J text"',
+        '✗ calc^[[2K^[]0;title\\u{7}: Unknown ^[[31mtool^[[0m, key [REDACTED]',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('on a terminal, the spinner line shows the name safely too', () => {
+    const stderr = fakeStream(true);
+    const activity = new ToolActivity({ stderr, clock: { nowMs: () => 0, monotonicMs: () => 0 } });
+    activity.start({ toolName: 'x\u001b[2J', callId: 'c1', arguments: {} });
+    activity.close();
+    expect(stderr.text).toBe('\r\x1b[2K⠋ x^[[2J {} 0.0s\r\x1b[2K');
+  });
+});
 
 describe('ToolActivity without a terminal', () => {
   it('prints one line when a call starts and one when it ends', () => {

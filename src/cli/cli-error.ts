@@ -1,5 +1,18 @@
-/** Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted. */
-export const ExitCode = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
+import type { Redactor } from '../core/index.js';
+import { diagnosticText, jsonText, redactForOutput } from './cli-output.js';
+
+/**
+ * Exit codes: 0 success, 1 runtime failure, 2 usage error, 3 stopped before a final answer (turn limit or loop
+ * guard), 130 interrupted by SIGINT (Ctrl-C), 143 terminated by SIGTERM.
+ */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  stopped: 3,
+  interrupted: 130,
+  terminated: 143,
+} as const;
 
 /**
  * A mistake in how the command was called (bad flag value, unknown name, empty query): exit code 2. A plain
@@ -25,6 +38,24 @@ export class CliExit extends Error {
   }
 }
 
+/** The reason the CLI's signal is aborted with when SIGINT or SIGTERM arrives; its exit code is 128 + signal. */
+export class InterruptedError extends Error {
+  readonly signalName: string;
+  readonly exitCode: number;
+
+  constructor(signalName: string) {
+    super(`Interrupted (${signalName})`);
+    this.name = 'AbortError';
+    this.signalName = signalName;
+    this.exitCode = signalExitCode(signalName);
+  }
+}
+
+/** 128 + the signal's number, as shells report a program ended by it: SIGINT 130, SIGTERM 143. */
+export function signalExitCode(signalName: string): number {
+  return signalName === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
+}
+
 /** JarvisError codes that mean the user asked for something that cannot be (exit 2, not 1). */
 const USAGE_CODES = new Set([
   'usage',
@@ -33,14 +64,23 @@ const USAGE_CODES = new Set([
   'unknown_engine',
   'invalid_argument',
   'config_invalid',
+  'config_missing',
+  'config_not_found',
+  'config_unreadable',
   'config_exists',
   'registry_missing_key',
 ]);
 
-/** The exit code a failure ends the program with. */
-export function exitCodeOf(error: unknown): number {
+/**
+ * The exit code a failure ends the program with. A cancellation exits with the code of the signal that
+ * caused it (`signal`'s reason: 143 for SIGTERM), else 130.
+ */
+export function exitCodeOf(error: unknown, signal?: AbortSignal): number {
   if (error instanceof CliExit) return error.exitCode;
-  if (isAbort(error)) return ExitCode.interrupted;
+  if (isAbort(error)) {
+    const reason: unknown = signal?.aborted === true ? signal.reason : error;
+    return reason instanceof InterruptedError ? reason.exitCode : ExitCode.interrupted;
+  }
   if (USAGE_CODES.has(codeOf(error))) return ExitCode.usage;
   return ExitCode.failure;
 }
@@ -57,10 +97,23 @@ export function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'CancelledError');
 }
 
-/** The message shown on stderr: `error: <what happened>` (no stack trace: messages say what to do). */
-export function formatError(error: unknown): string {
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The message shown on stderr: `error: <what happened>` (no stack trace: messages say what to do), redacted
+ * and with terminal escapes shown visibly (messages quote servers and models).
+ */
+export function formatError(error: unknown, redactor?: Redactor): string {
   if (error instanceof CliExit) return '';
   if (isAbort(error)) return 'Cancelled.\n';
-  const message = error instanceof Error ? error.message : String(error);
-  return `error: ${message}\n`;
+  return `error: ${diagnosticText(messageOf(error), redactor)}\n`;
+}
+
+/** The `{"error": {"code", "message"}}` object `--json` prints on stdout for a failure (message redacted). */
+export function errorJson(error: unknown, redactor?: Redactor): string {
+  const code = isAbort(error) ? 'cancelled' : codeOf(error) || 'error';
+  const message = isAbort(error) ? 'Cancelled.' : redactForOutput(messageOf(error), redactor);
+  return jsonText({ error: { code, message } });
 }

@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import { InterruptedError, signalExitCode } from './cli-error.js';
+import type { CliSession } from './cli-output.js';
 
 /** A place the CLI writes text to (stdout or stderr), and whether a person is watching it. */
 export interface CliStream {
@@ -16,8 +18,10 @@ export interface CliIo {
   readonly stdin: Readable & { readonly isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
-  /** Aborted on the first SIGINT/SIGTERM: commands stop their work and return. */
+  /** Aborted on the first SIGINT/SIGTERM (its reason an `InterruptedError`): commands stop their work and return. */
   readonly signal: AbortSignal;
+  /** What the running command learned that output depends on (the system's redactor, `--verbose`). */
+  readonly session?: CliSession;
 }
 
 /** Wraps a process stream. */
@@ -37,16 +41,16 @@ function processStream(stream: NodeJS.WriteStream): CliStream {
 
 /**
  * The real process: its streams, environment and working folder, and a signal aborted by the first SIGINT or
- * SIGTERM (a second one exits at once with 130).
+ * SIGTERM (a second one exits at once, with 130 for SIGINT and 143 for SIGTERM).
  */
 export function processIo(): CliIo {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    controller.abort(new Error(`Interrupted (${name})`));
+    if (controller.signal.aborted) process.exit(signalExitCode(name));
+    controller.abort(new InterruptedError(name));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   // `jarvis tools list | head`: the reader went away; stop quietly, as Unix tools do, instead of crashing.
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {

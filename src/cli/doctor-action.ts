@@ -1,6 +1,7 @@
 import type { DiagnosticCheck, DiagnosticsReport } from '../sdk/index.js';
 import { CliExit, ExitCode } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import { terminalText } from './cli-output.js';
 import type { DoctorFlags } from './doctor-command.js';
 
 const MARKS = { ok: '✓', warn: '!', fail: '✗' } as const;
@@ -17,7 +18,10 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     engineTimeoutMs: flags.timeoutMs,
     signal: io.signal,
   });
-  io.stdout.write(flags.json === true ? doctorJson(report) : doctorText(report));
+  // Checks quote servers and files: on a terminal their escapes are shown visibly.
+  io.stdout.write(
+    flags.json === true ? doctorJson(report) : terminalText(doctorText(report), io.stdout),
+  );
   if (!report.ok) throw new CliExit(ExitCode.failure);
 }
 

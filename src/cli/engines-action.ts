@@ -1,6 +1,7 @@
 import type { EngineStatus } from '../sdk/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import { listText, untrustedLine } from './cli-output.js';
 import type { EnginesFlags } from './engines-command.js';
 import { openJarvis } from './jarvis-options.js';
 import { formatTable, outputWidth } from './table.js';
@@ -61,13 +62,19 @@ export function engineJson(engine: EngineStatus): Record<string, unknown> {
   };
 }
 
-/** The engines as aligned columns: key, address, status, models (or why there are none). */
+/**
+ * The engines as aligned columns: key, address, status, models (or why there are none); on a terminal the
+ * servers' model names and problems show escapes visibly.
+ */
 export function enginesTable(engines: readonly EngineStatus[], io: CliIo): string {
   const rows = engines.map((engine) => [
     engine.key,
-    engine.address,
+    listText(engine.address, io.stdout),
     engineState(engine),
-    engine.models.length > 0 ? engine.models.join(', ') : (engine.problem ?? '-'),
+    listText(
+      engine.models.length > 0 ? engine.models.join(', ') : (engine.problem ?? '-'),
+      io.stdout,
+    ),
   ]);
   const width = outputWidth(io.stdout);
   return formatTable(rows, {
@@ -100,8 +107,8 @@ export async function runModels(flags: EnginesFlags, io: CliIo): Promise<void> {
       io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       return;
     }
-    io.stderr.write(`Models of ${found.engine} at ${found.address}:\n`);
-    for (const model of found.models) io.stdout.write(`${model}\n`);
+    io.stderr.write(`Models of ${found.engine} at ${untrustedLine(found.address)}:\n`);
+    for (const model of found.models) io.stdout.write(`${listText(model, io.stdout)}\n`);
     if (found.models.length === 0)
       io.stderr.write(
         `The '${found.engine}' engine has no models: pull or load one (for Ollama: \`ollama pull qwen3:8b\`).\n`,

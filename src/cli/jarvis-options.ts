@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import type { Jarvis, JarvisOptions } from '../sdk/index.js';
+import type { Jarvis, JarvisOptions, JarvisSystem } from '../sdk/index.js';
 import type { CliIo } from './cli-io.js';
+import { diagnosticText } from './cli-output.js';
+import { requestLogEnabled, requestLogPrinter } from './request-log.js';
 
 /** The flags every command that builds a Jarvis accepts. */
 export interface JarvisFlags {
@@ -36,14 +38,16 @@ export function addJarvisFlags(command: Command, options: { engine?: boolean } =
   );
 }
 
-/** Opens the SDK with the flags (heavy modules load here, not at start-up). */
-export async function openJarvis(
+/**
+ * The SDK options for these flags. When HTTP requests are to be logged (`--verbose`, `OPENJARVIS_LOG=debug`)
+ * they carry `requestLog`, a printer of one redacted line per request on stderr.
+ */
+export function jarvisOptions(
   flags: JarvisFlags,
   io: CliIo,
   extra: Partial<JarvisOptions> = {},
-): Promise<Jarvis> {
-  const { Jarvis } = await import('../sdk/index.js');
-  const jarvis = new Jarvis({
+): JarvisOptions {
+  const options: JarvisOptions = {
     env: io.env,
     ...(flags.config === undefined ? {} : { configPath: flags.config }),
     ...(flags.engine === undefined ? {} : { engine: flags.engine }),
@@ -52,11 +56,34 @@ export async function openJarvis(
     ...(flags.import === undefined ? {} : { imports: flags.import }),
     cwd: io.cwd,
     ...extra,
-  });
-  await jarvis.system();
+  };
+  if (!requestLogEnabled(io)) return options;
+  return { ...options, requestLog: requestLogPrinter(io.stderr, () => io.session?.redactor) };
+}
+
+/** Opens the SDK with the flags (heavy modules load here, not at start-up); config warnings go to stderr. */
+export async function openJarvis(
+  flags: JarvisFlags,
+  io: CliIo,
+  extra: Partial<JarvisOptions> = {},
+): Promise<Jarvis> {
+  const { Jarvis } = await import('../sdk/index.js');
+  const jarvis = new Jarvis(jarvisOptions(flags, io, extra));
+  adoptRedactor(await jarvis.system(), io);
   for (const warning of jarvis.warnings) {
     const where = warning.line === undefined ? warning.file : `${warning.file}:${warning.line}`;
-    io.stderr.write(`warning: ${where}: ${warning.message}\n`);
+    const text = diagnosticText(`${where}: ${warning.message}`, io.session?.redactor);
+    io.stderr.write(`warning: ${text}\n`);
   }
   return jarvis;
+}
+
+/**
+ * Uses the system's redactor (it knows the configured API keys) for everything the CLI prints from now on,
+ * when the system offers one as `redact`.
+ */
+function adoptRedactor(system: JarvisSystem, io: CliIo): void {
+  const redact: unknown = (system as { readonly redact?: unknown }).redact;
+  if (typeof redact !== 'function') return;
+  io.session?.useRedactor((text) => String(Reflect.apply(redact, system, [text])));
 }

@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './agents-command.js';
 import { registerAskCommand } from './ask-command.js';
-import { ExitCode, exitCodeOf, formatError } from './cli-error.js';
+import { CliExit, ExitCode, errorJson, exitCodeOf, formatError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import { CliSession } from './cli-output.js';
 import { registerDoctorCommand } from './doctor-command.js';
 import { registerEnginesCommand } from './engines-command.js';
 import { registerInitCommand } from './init-command.js';
@@ -25,10 +26,19 @@ Examples:
 `;
 
 /** Builds the `jarvis` program; every command's work loads lazily inside its action. */
-export function createProgram(io: CliIo): Command {
+export function createProgram(cliIo: CliIo): Command {
+  const session = cliIo.session ?? new CliSession();
+  const io: CliIo = { ...cliIo, session };
   const program = new Command('jarvis')
     .description('OpenJarvis: a local-first agent and tool runtime.')
     .version(packageVersion(), '-V, --version', 'print the version')
+    .option(
+      '--verbose',
+      'show every HTTP request (method, address, status, time) on stderr; also OPENJARVIS_LOG=debug',
+    )
+    .hook('preAction', () => {
+      session.setVerbose(program.opts<{ verbose?: boolean }>().verbose === true);
+    })
     .helpOption('-h, --help', 'show help')
     .addHelpText('after', EXAMPLES)
     .showSuggestionAfterError(true)
@@ -54,8 +64,13 @@ export function createProgram(io: CliIo): Command {
   return program;
 }
 
-/** Runs the CLI on `argv` (without node and script) and returns the exit code; never throws. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Runs the CLI on `argv` (without node and script) and returns the exit code; never throws. With `--json`, a
+ * failure also prints `{"error": {"code", "message"}}` on stdout, so that stdout always holds one JSON object.
+ */
+export async function runCli(argv: readonly string[], cliIo: CliIo): Promise<number> {
+  const session = cliIo.session ?? new CliSession();
+  const io: CliIo = { ...cliIo, session };
   const program = createProgram(io);
   program.commands.forEach((command) => {
     command.exitOverride();
@@ -64,10 +79,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await program.parseAsync([...argv], { from: 'user' });
     return ExitCode.ok;
   } catch (error) {
-    if (error instanceof CommanderError) return commanderExit(error);
-    io.stderr.write(formatError(error));
-    return exitCodeOf(error);
+    const code = error instanceof CommanderError ? commanderExit(error) : undefined;
+    if (code === ExitCode.ok) return code;
+    if (wantsJson(argv) && !(error instanceof CliExit))
+      io.stdout.write(errorJson(commanderUsage(error), session.redactor));
+    if (code !== undefined) return code;
+    io.stderr.write(formatError(error, session.redactor));
+    return exitCodeOf(error, io.signal);
   }
+}
+
+/** True when `--json` was given (before a `--` that ends the options). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** Commander's parse errors carry `commander.*` codes; in JSON they are usage errors with the bare message. */
+function commanderUsage(error: unknown): unknown {
+  if (!(error instanceof CommanderError)) return error;
+  return Object.assign(new Error(error.message.replace(/^error: /, '')), { code: 'usage' });
 }
 
 /** Help and version exit 0; commander's own parse errors (already printed) are usage errors. */

@@ -1,5 +1,6 @@
 import type { JarvisSystem, ToolCatalogEntry } from '../sdk/index.js';
 import type { CliIo } from './cli-io.js';
+import { diagnosticText, listText } from './cli-output.js';
 import { openJarvis } from './jarvis-options.js';
 import { firstLine, formatTable, outputWidth } from './table.js';
 import type { ListFlags } from './tools-command.js';
@@ -22,8 +23,10 @@ export async function runToolsList(flags: ListFlags, io: CliIo): Promise<void> {
 async function mcpCatalog(system: JarvisSystem, io: CliIo): Promise<readonly ToolCatalogEntry[]> {
   const { mcpToolCatalog } = await import('../sdk/index.js');
   const { entries, warnings } = await mcpToolCatalog(system, io.signal);
-  for (const warning of warnings)
-    io.stderr.write(`warning: MCP server '${warning.server}': ${warning.message}\n`);
+  for (const warning of warnings) {
+    const text = `MCP server '${warning.server}': ${warning.message}`;
+    io.stderr.write(`warning: ${diagnosticText(text, io.session?.redactor)}\n`);
+  }
   return entries;
 }
 
@@ -42,16 +45,19 @@ export function toolsJson(catalog: readonly ToolCatalogEntry[]): string {
   return `${JSON.stringify(tools, null, 2)}\n`;
 }
 
-/** The catalog as aligned columns; descriptions keep their first line, cut to the terminal width on a TTY. */
+/**
+ * The catalog as aligned columns; descriptions keep their first line, cut to the terminal width on a TTY
+ * (where names and descriptions, which MCP servers supply, show escapes visibly).
+ */
 export function toolsTable(catalog: readonly ToolCatalogEntry[], io: CliIo): string {
   if (catalog.length === 0) return 'No tools are registered.\n';
   const rows = catalog.map((tool) => [
-    tool.name,
-    tool.category || '-',
+    listText(tool.name, io.stdout),
+    listText(tool.category || '-', io.stdout),
     tool.requiresConfirmation ? 'yes' : 'no',
     formatCost(tool.costEstimate),
     formatLatency(tool.latencyEstimate),
-    tool.problem ?? firstLine(tool.description),
+    listText(tool.problem ?? firstLine(tool.description), io.stdout),
   ]);
   const width = outputWidth(io.stdout);
   return formatTable(rows, {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isTerminalSafe } from '../../src/core/index.js';
 import {
   delayReply,
   type RecordedRequest,
@@ -139,6 +140,13 @@ async function writeDangerousToolModule(home: string): Promise<{ module: string;
   );
   return { module, marker };
 }
+
+const ESC = '\u001b';
+const BEL = '\u0007';
+/** An answer that would set a link and erase a line if a terminal got it raw. */
+const HOSTILE_ANSWER = `Read ${ESC}]8;;http://evil.example${BEL}the docs${ESC}]8;;${BEL}${ESC}[2K now.`;
+/** A secret-shaped key a server might echo back. */
+const LEAKED_KEY = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123';
 
 const CALCULATOR_SCRIPT: ScriptedServerOptions = {
   script: [
@@ -303,16 +311,107 @@ describe('jarvis ask --json', () => {
       script: [{ toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }] }],
     });
     const run = await ask(server, ['--json', '--tools', 'calculator', '--max-turns', '1', 'Loop']);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(3);
     const json = JSON.parse(run.stdout) as {
       turns: number;
       tool_results: unknown[];
       metadata: Record<string, unknown>;
+      stop_reason: string;
     };
     expect(json.turns).toBe(1);
     expect(json.tool_results).toHaveLength(1);
     expect(json.metadata.max_turns_exceeded).toBe(true);
+    expect(json.stop_reason).toBe('max_turns');
+    expect(run.stderr).toMatch(/^stopped: no final answer after 1 turn \(the turn limit\)/m);
     server.assertAllRepliesConsumed();
+  });
+
+  it('prints exactly one JSON object with the error when the run fails', async () => {
+    const server = await startServer({
+      script: [
+        { fault: 'status', status: 400, body: { error: { message: `boom ${LEAKED_KEY}` } } },
+      ],
+    });
+    const run = await ask(server, ['--json', 'Hi']);
+    expect(run.code).toBe(1);
+    const json = JSON.parse(run.stdout) as { error: { code: string; message: string } };
+    expect(Object.keys(json)).toEqual(['error']);
+    expect(json.error.code).toMatch(/^[a-z_]+$/);
+    expect(json.error.message).toContain('boom [REDACTED]');
+    expect(run.stdout + run.stderr).not.toContain(LEAKED_KEY);
+  });
+});
+
+describe('jarvis ask stopped before a final answer', () => {
+  it('by the turn limit: no stand-in answer on stdout, the reason on stderr, exit 3', async () => {
+    const server = await startServer({
+      script: [{ toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }] }],
+    });
+    const run = await ask(server, ['--tools', 'calculator', '--max-turns', '1', 'Loop']);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      /\nstopped: no final answer after 1 turn \(the turn limit\); raise it with --max-turns/,
+    );
+    expect(run.code).toBe(3);
+  });
+
+  it('by the loop guard: what the model said stays on stdout, the reason goes to stderr, exit 3', async () => {
+    const call = { name: 'calculator', arguments: { expression: '1+1' } };
+    const server = await startServer({
+      script: [1, 2, 3, 4].map(() => ({ content: 'Checking.', toolCalls: [call] })),
+    });
+    const run = await ask(server, ['--agent', 'orchestrator', '--tools', 'calculator', 'Loop']);
+    expect(run.stdout).toBe('Checking.\nChecking.\nChecking.\nChecking.\n');
+    expect(run.stderr).toMatch(
+      /\nstopped: the model called 'calculator' with the same arguments 4 times in a row .*\(loop guard\)/,
+    );
+    expect(run.code).toBe(3);
+    server.assertAllRepliesConsumed();
+  });
+});
+
+describe('jarvis ask with hostile model and server text', () => {
+  it('pipes the answer raw but shows tool activity on stderr with escapes made visible', async () => {
+    const server = await startServer({
+      script: [
+        {
+          toolCalls: [
+            { name: `calc${ESC}[2Kulator`, arguments: { x: 1 } },
+            { name: 'calculator', arguments: `{"expression": "${ESC}]0;pwned${BEL} 1+1"}` },
+          ],
+        },
+        { content: HOSTILE_ANSWER },
+      ],
+      streamChunkChars: 4,
+    });
+    const run = await ask(server, ['--agent', 'orchestrator', '--tools', 'calculator', 'Hi']);
+    expect(run.stdout).toBe(`${HOSTILE_ANSWER}\n`);
+    expect(isTerminalSafe(run.stderr)).toBe(true);
+    expect(run.stderr).toContain('→ calc^[[2Kulator {"x":1}\n');
+    expect(run.stderr).toMatch(/✗ calc\^\[\[2Kulator: /);
+    expect(run.code).toBe(0);
+  });
+
+  it('shows an error quoting the server with escapes made visible and secrets redacted', async () => {
+    const server = await startServer({
+      script: [
+        {
+          fault: 'status',
+          status: 401,
+          body: {
+            error: {
+              message: `Bad key ${LEAKED_KEY} ${ESC}]8;;http://evil${BEL}click${ESC}]8;;${BEL}`,
+            },
+          },
+        },
+      ],
+    });
+    const run = await ask(server, ['Hi']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: /);
+    expect(run.stderr).toContain('Bad key [REDACTED] ^[]8;;http://evil');
+    expect(isTerminalSafe(run.stderr)).toBe(true);
+    expect(run.stderr).not.toContain(LEAKED_KEY);
   });
 });
 
@@ -375,6 +474,28 @@ describe('jarvis ask Ctrl-C', () => {
     cli.child.kill('SIGINT');
     const run = await cli.exited;
     expect(run).toMatchObject({ code: 130, stdout: '', stderr: 'Cancelled.\n' });
+  });
+
+  it('SIGTERM cancels it too, with exit code 143', async () => {
+    let arrived: () => void = () => undefined;
+    const requestArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const server = await startServer({
+      handler: () => {
+        arrived();
+        return delayReply(30_000, { content: 'Too late.' });
+      },
+    });
+    const cli = spawnCli(
+      ['ask', ...engineFlags(server), 'Take your time'],
+      envFor(await tempHome()),
+    );
+    const ended = await Promise.race([requestArrived.then(() => undefined), cli.exited]);
+    expect(ended, 'the CLI ended before its request arrived').toBeUndefined();
+    cli.child.kill('SIGTERM');
+    const run = await cli.exited;
+    expect(run).toMatchObject({ code: 143, stdout: '', stderr: 'Cancelled.\n' });
   });
 });
 
@@ -456,6 +577,38 @@ describe('jarvis ask errors', () => {
     expect(invalid.stderr).toContain(`${config}:2: agent.max_turns`);
     expect(broken.stderr).toContain(`${config}:1`);
     expect([invalid.code, broken.code]).toEqual([2, 2]);
+  });
+
+  it('exits 2 when the file named by --config does not exist', async () => {
+    const home = await tempHome();
+    const missing = join(home, 'nope.toml');
+    const run = await ask(server, ['--config', missing, 'Hi'], { home });
+    expect(run.stderr).toContain(missing);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(2);
+  });
+
+  it('--json prints a usage error as one JSON object too', async () => {
+    const run = await ask(server, ['--json', '--agent', 'nope', 'Hi']);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: { code: 'unknown_agent', message: expect.stringMatching(/^Unknown agent 'nope'/) },
+    });
+    const flag = await ask(server, ['--json', '--max-turns', '0', 'Hi']);
+    expect(flag.code).toBe(2);
+    expect(JSON.parse(flag.stdout)).toEqual({
+      error: { code: 'usage', message: expect.stringContaining('--max-turns must be') },
+    });
+  });
+
+  it('shows unknown config keys in warnings with their escapes made visible', async () => {
+    const home = await tempHome();
+    await mkdir(join(home, '.openjarvis'));
+    const config = join(home, '.openjarvis', 'config.toml');
+    await writeFile(config, '[agent]\n"max\\u001b[2K_turnz" = 3\n');
+    const run = await ask(server, ['--agent', 'nope', 'Hi'], { home });
+    expect(run.stderr).toContain(`warning: ${config}:2: unknown key 'max^[[2K_turnz'`);
+    expect(run.stderr).not.toContain(ESC);
   });
 
   it('exits 1 with advice when the engine cannot be reached', async () => {

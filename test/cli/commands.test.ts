@@ -228,16 +228,31 @@ describe.concurrent('jarvis tools and agents', () => {
     expect(rows[0]?.split(/\s+/)).toEqual(['KEY', 'CLASS']);
     expect(rows).toContainEqual(expect.stringMatching(/^orchestrator\s+OrchestratorAgent$/));
     expect(rows).toContainEqual(expect.stringMatching(/^simple\s+SimpleAgent\s+default$/));
+    expect(rows).toContainEqual(expect.stringMatching(/^custom\s+CustomAgent\s+\(template\)$/));
     const agents = JSON.parse(json.stdout) as {
       key: string;
       class_name: string;
       is_default: boolean;
+      is_template: boolean;
     }[];
     expect(agents.find((agent) => agent.key === 'react')).toEqual({
       key: 'react',
       class_name: 'NativeReActAgent',
       is_default: false,
+      is_template: false,
     });
+    expect(agents.find((agent) => agent.key === 'custom')?.is_template).toBe(true);
+  });
+
+  it('a list command with --json prints its failure as one JSON object on stdout, exit 2', async () => {
+    const home = await tempHome();
+    const missing = join(home, 'missing.toml');
+    const run = await jarvis(home, ['tools', 'list', '--json', '--config', missing]);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: { code: expect.stringMatching(/^config_/), message: expect.stringContaining(missing) },
+    });
+    expect(run.stderr).toContain(`error: Config file ${missing}`);
   });
 });
 
