@@ -1,7 +1,20 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
+import { UNPRIVILEGED_HOST_ID } from './sandbox-bwrap.js';
+import {
+  HOST_KNOBS,
+  HostKnobGuard,
+  hostIdsWhile,
+  pythonKnobWrite,
+  pythonNamedWait,
+  pythonOpenForWrite,
+  REFUSED,
+  SYSRQ_TRIGGER,
+  WRITTEN,
+} from './sandbox-host-knobs.case.test.js';
 import { selectSandbox } from './sandbox-select.js';
 import {
   Canaries,
@@ -9,6 +22,7 @@ import {
   hostCommandLines,
   limitHostiles,
   PidRecorder,
+  runAsOrdinaryUser,
 } from './sandbox-test-support.case.test.js';
 
 // One selection for the whole file, as at start-up. CI must never skip: a missing sandbox fails there.
@@ -20,8 +34,16 @@ const { token } = canaries;
 const recorder = new PidRecorder();
 const tool = new CodeInterpreterTool({ sandbox: recorder.recording(selection) });
 
-beforeAll(() => canaries.plant());
-afterAll(() => canaries.remove());
+// The host's kernel knobs, read before any sandboxed code runs and put back should a snippet ever change one.
+const knobGuard = new HostKnobGuard();
+beforeAll(async () => {
+  await knobGuard.record();
+  await canaries.plant();
+});
+afterAll(async () => {
+  await knobGuard.restoreChanged();
+  await canaries.remove();
+});
 
 const escapes = (result: ToolResult): void => {
   expect(result.content).not.toContain(token);
@@ -43,6 +65,16 @@ const noProcessWith = (marker: string) => async (result: ToolResult) => {
   expect((await hostCommandLines()).filter((line) => line.includes(marker))).toEqual([]);
 };
 const denied = failedWith(/PermissionError|Operation not permitted|BlockingIOError/);
+/** Where a working core_pattern escape would make the host create a file (as root). */
+const coreMarker = (): string => join(canaries.dir, 'core-marker');
+/** The snippet's write was refused, and the host's knobs are as they were (restored first if not). */
+const knobRefused = async (result: ToolResult): Promise<void> => {
+  escapes(result);
+  expect(await knobGuard.restoreChanged()).toEqual([]);
+  expect(existsSync(coreMarker())).toBe(false);
+  expect(result.content).toContain(REFUSED);
+  expect(result.content).not.toContain(WRITTEN);
+};
 
 const HOSTILE: readonly Hostile[] = [
   ...limitHostiles({ failedWith, timedOutWithin }),
@@ -211,6 +243,35 @@ const HOSTILE: readonly Hostile[] = [
     code: () => "import os, signal\nos.kill(-1, signal.SIGKILL)\nprint('alive')",
     check: escapes,
   },
+  // Issue 13: run as root, the sandboxed user was host root and the fresh /proc/sys was writable.
+  ...HOST_KNOBS.map(
+    (knob): Hostile => ({
+      name:
+        knob.name === 'kernel.core_pattern'
+          ? 'core_pattern = "|touch marker", then dump core (the issue 13 escape)'
+          : `write ${knob.name}`,
+      code: () =>
+        pythonKnobWrite(
+          knob.path,
+          knob.attempt(knobGuard.original(knob), coreMarker()),
+          knob.name === 'kernel.core_pattern',
+        ),
+      check: knobRefused,
+    }),
+  ),
+  {
+    name: 'open /proc/sysrq-trigger for writing',
+    code: () => pythonOpenForWrite(SYSRQ_TRIGGER),
+    check: knobRefused,
+  },
+  {
+    name: 'write its own /proc/self/comm (/proc is read-only)',
+    code: () => pythonKnobWrite('/proc/self/comm', 'renamed'),
+    check: (result) => {
+      escapes(result);
+      expect(result.content).toContain(`${REFUSED} OSError Read-only file system`);
+    },
+  },
 ];
 
 describe('code_interpreter sandbox availability', () => {
@@ -241,6 +302,36 @@ describe.concurrent('code_interpreter hostile snippets', () => {
       await hostile.check(result);
     });
   }
+});
+
+describe.concurrent('code_interpreter never runs as host root (issue 13)', () => {
+  it('the sandboxed process is, seen from the host, an unprivileged user without capabilities', async () => {
+    const marker = `jvs-root-${process.pid % 100_000}`;
+    const running = tool.execute({ code: pythonNamedWait(marker), timeout_seconds: 20 });
+    const ids = await hostIdsWhile(marker, running);
+    if (missing !== undefined) return expect((await running).success).toBe(false);
+    const euid = process.geteuid?.() ?? -1;
+    const uid = euid === 0 ? UNPRIVILEGED_HOST_ID : euid;
+    expect(ids?.uids).toEqual([uid, uid, uid, uid]);
+    expect(ids?.capEff).toBe('0000000000000000');
+    expect(ids?.capBnd).toBe('0000000000000000');
+    if (euid === 0) expect(ids).toMatchObject({ gids: [uid, uid, uid, uid], groups: '' });
+  });
+
+  it('run by an ordinary user, the sandbox works and the knobs stay out of reach', async () => {
+    if (missing !== undefined) return;
+    const { uid, report, markerPath, changedKnobs } = await runAsOrdinaryUser({ backend: 'bwrap' });
+    expect(changedKnobs).toEqual([]);
+    expect(existsSync(markerPath)).toBe(false);
+    expect(report).toMatchObject({ euid: uid, selected: 'bubblewrap' });
+    expect(Object.keys(report.knobs)).toHaveLength(HOST_KNOBS.length + 1);
+    for (const content of Object.values(report.knobs)) {
+      expect(content).toContain(REFUSED);
+      expect(content).not.toContain(WRITTEN);
+    }
+    expect(report.hostIds?.uids).toEqual([uid, uid, uid, uid]);
+    expect(report.hostIds?.capEff).toBe('0000000000000000');
+  });
 });
 
 describe('code_interpreter isolation between calls and cancellation', () => {
@@ -296,7 +387,7 @@ describe.concurrent('code_interpreter without seccomp (namespaces only)', () => 
 describe('code_interpreter leaves nothing running', () => {
   it('every bwrap process and process group has exited', () => {
     if (missing !== undefined) return expect(recorder.pids).toEqual([]);
-    expect(recorder.pids.length).toBeGreaterThanOrEqual(HOSTILE.length + 4);
+    expect(recorder.pids.length).toBeGreaterThanOrEqual(HOSTILE.length + 5);
     expect(recorder.survivors()).toEqual([]);
   });
 });

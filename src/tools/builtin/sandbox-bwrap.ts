@@ -1,3 +1,4 @@
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Clock } from '../../core/index.js';
 import type { SandboxBackend, SandboxRequest } from './sandbox-backend.js';
 import type { SandboxLimits, SandboxSlots } from './sandbox-limits.js';
@@ -39,9 +40,40 @@ export interface MemoryRlimit {
 export interface JailedProgram {
   /** The program and its arguments; the program must be visible inside the jail (e.g. under `/usr`). */
   readonly argv: readonly string[];
-  /** Extra read-only binds, mounted after the standard ones. */
+  /** Extra read-only binds, mounted after the standard ones; the jail's host user must be able to read them. */
   readonly binds?: readonly ReadOnlyBind[];
+  /**
+   * Host files opened by us and copied into the jail as read-only files on every run (bwrap `--ro-bind-data`),
+   * so they need not be readable by the jail's host user (e.g. a cache in a private folder).
+   */
+  readonly copies?: readonly ReadOnlyBind[];
   readonly memory: MemoryRlimit;
+}
+
+/** The host user and group a jail runs as. */
+export interface HostIdentity {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** The unprivileged host uid and gid (`nobody`) that bubblewrap runs as when the runtime itself is root. */
+export const UNPRIVILEGED_HOST_ID = 65534;
+
+/**
+ * Who bubblewrap runs as: `nobody` when we are root, because bwrap started by root maps the sandboxed user to
+ * host root (whose writes to the fresh `/proc/sys` reach the host); otherwise ourselves (undefined).
+ */
+export function jailHostIdentity(
+  euid: number | undefined = process.geteuid?.(),
+): HostIdentity | undefined {
+  return euid === 0 ? { uid: UNPRIVILEGED_HOST_ID, gid: UNPRIVILEGED_HOST_ID } : undefined;
+}
+
+/** A note for failure reasons when the jail runs as `nobody` (empty when it runs as ourselves). */
+export function jailIdentityNote(identity = jailHostIdentity()): string {
+  return identity === undefined
+    ? ''
+    : ` (the sandbox never runs as root: bubblewrap runs as uid ${identity.uid}, which must be able to create a user namespace and read what the sandbox binds)`;
 }
 
 /** Everything the bubblewrap backend needs; the caller checks that the paths exist. */
@@ -52,8 +84,14 @@ export interface BwrapBackendOptions extends BwrapJail {
 
 const SANDBOX_UID = '65534';
 
-/** The mounts: read-only root and `/usr`, the root links, a fresh `/proc`, a minimal `/dev`, a small tmpfs `/tmp`, extras. */
-function mountArgs(jail: BwrapJail, binds: readonly ReadOnlyBind[]): string[] {
+/** The fd (4, 5, ...) on which the child receives the `index`-th copied file (fd 3 is the seccomp program). */
+const copyFd = (index: number): number => 4 + index;
+
+/**
+ * The mounts: read-only root and `/usr`, the root links, a fresh `/proc`, a minimal `/dev`, a small tmpfs `/tmp`,
+ * extras. `/proc` is remounted read-only: its `sys/` and `sysrq-trigger` are host-global knobs. No `/sys`.
+ */
+function mountArgs(jail: BwrapJail, program: JailedProgram): string[] {
   const args = ['--ro-bind', '/usr', '/usr'];
   for (const entry of jail.rootEntries) {
     if (entry.target === undefined) args.push('--ro-bind', entry.path, entry.path);
@@ -61,9 +99,11 @@ function mountArgs(jail: BwrapJail, binds: readonly ReadOnlyBind[]): string[] {
   }
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--size', String(jail.limits.tmpfsBytes), '--tmpfs', '/tmp');
-  for (const bind of binds) args.push('--ro-bind', bind.source, bind.target);
+  for (const bind of program.binds ?? []) args.push('--ro-bind', bind.source, bind.target);
+  for (const [index, copy] of (program.copies ?? []).entries())
+    args.push('--perms', '0444', '--ro-bind-data', String(copyFd(index)), copy.target);
   // The root bwrap builds and /dev are unbounded tmpfs: make them read-only so only the sized /tmp is writable.
-  args.push('--remount-ro', '/', '--remount-ro', '/dev');
+  args.push('--remount-ro', '/', '--remount-ro', '/dev', '--remount-ro', '/proc');
   return args;
 }
 
@@ -91,7 +131,7 @@ export function buildJailArgs(
   return [
     ...['--unshare-all', '--unshare-user', '--die-with-parent', '--new-session'],
     ...['--cap-drop', 'ALL', '--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--hostname', 'sandbox'],
-    ...mountArgs(jail, program.binds ?? []),
+    ...mountArgs(jail, program),
     '--clearenv',
     ...['--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', '/tmp'],
     ...['--setenv', 'LANG', 'C.UTF-8', '--chdir', '/tmp'],
@@ -121,18 +161,46 @@ export function runJailed(
   program: JailedProgram,
   request: SandboxRequest & { readonly maxStreamBytes?: number },
 ): Promise<ChildRunResult> {
-  return jail.slots.run(() =>
-    runChild({
-      command: jail.bwrapPath,
-      args: buildJailArgs(jail, program, request.timeoutMs),
-      stdin: request.code,
-      ...(jail.seccompFilter ? { fd3: jail.seccompFilter } : {}),
-      timeoutMs: request.timeoutMs,
-      maxStreamBytes: request.maxStreamBytes ?? jail.limits.maxStreamBytes,
-      ...(request.signal ? { signal: request.signal } : {}),
-      clock: jail.clock,
-    }),
-  );
+  return jail.slots.run(async () => {
+    const files = await openCopies(program.copies ?? []);
+    if (!Array.isArray(files)) return files;
+    const identity = jailHostIdentity();
+    try {
+      return await runChild({
+        command: jail.bwrapPath,
+        args: buildJailArgs(jail, program, request.timeoutMs),
+        stdin: request.code,
+        ...(jail.seccompFilter ? { fd3: jail.seccompFilter } : {}),
+        extraFds: files.map((file) => file.fd),
+        // Never root on the host; `/` because our working folder may be closed to that user.
+        ...(identity === undefined ? {} : { uid: identity.uid, gid: identity.gid, cwd: '/' }),
+        timeoutMs: request.timeoutMs,
+        maxStreamBytes: request.maxStreamBytes ?? jail.limits.maxStreamBytes,
+        ...(request.signal ? { signal: request.signal } : {}),
+        clock: jail.clock,
+      });
+    } finally {
+      await Promise.all(files.map((file) => file.close()));
+    }
+  });
+}
+
+/** Opens the files to copy into the jail, or (closing those already open) a result saying which one failed. */
+async function openCopies(copies: readonly ReadOnlyBind[]): Promise<FileHandle[] | ChildRunResult> {
+  const files: FileHandle[] = [];
+  for (const copy of copies) {
+    try {
+      files.push(await open(copy.source, 'r'));
+    } catch (error) {
+      await Promise.all(files.map((file) => file.close()));
+      const detail = error instanceof Error ? error.message : String(error);
+      return {
+        ...{ stdout: '', stderr: '', exitCode: null, exitSignal: null, stoppedBy: 'spawn_error' },
+        ...{ elapsedMs: 0, pid: undefined, spawnError: `cannot open ${copy.source}: ${detail}` },
+      };
+    }
+  }
+  return files;
 }
 
 /** The default backend: `python3 -I` under bubblewrap with rlimits, seccomp, a timeout and output caps. */

@@ -13,7 +13,12 @@ export interface ChildRunOptions {
   readonly stdin: string;
   /** Bytes written to the child's fd 3 (then closed), e.g. a seccomp program for `bwrap --seccomp 3`. */
   readonly fd3?: Uint8Array;
+  /** Open host file descriptors handed to the child as fds 4, 5, ... (the caller keeps and closes them). */
+  readonly extraFds?: readonly number[];
   readonly cwd?: string;
+  /** Host user and group to run the child as (needs root); supplementary groups are dropped. */
+  readonly uid?: number;
+  readonly gid?: number;
   readonly timeoutMs: number;
   readonly maxStreamBytes: number;
   readonly signal?: AbortSignal;
@@ -75,13 +80,22 @@ function feed(pipe: Writable | null | undefined, data: string | Uint8Array): voi
   pipe.end(data);
 }
 
-/** Starts `options.command` detached (its own process group) with an empty environment. */
+/** The child's stdio: pipes for 0-2, a pipe or nothing on 3, then the extra fds on 4, 5, ... */
+function stdioOf(options: ChildRunOptions): ('pipe' | 'ignore' | number)[] {
+  const extra = options.extraFds ?? [];
+  const fd3: 'pipe' | 'ignore' = options.fd3 ? 'pipe' : 'ignore';
+  return ['pipe', 'pipe', 'pipe', ...(options.fd3 || extra.length > 0 ? [fd3] : []), ...extra];
+}
+
+/** Starts `options.command` detached (its own process group) with an empty environment, as `uid`/`gid` if given. */
 function spawnDetached(options: ChildRunOptions): ChildProcess {
   return spawn(options.command, [...options.args], {
     detached: true,
     env: {},
-    stdio: ['pipe', 'pipe', 'pipe', ...(options.fd3 ? (['pipe'] as const) : [])],
+    stdio: stdioOf(options),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
   });
 }
 
@@ -102,9 +116,33 @@ function arm(options: ChildRunOptions, stop: (reason: StopReason) => void): () =
  * timeout, on abort or when a stream passes its cap, and resolves once it is gone.
  */
 export function runChild(options: ChildRunOptions): Promise<ChildRunResult> {
+  const startedMs = options.clock.monotonicMs();
+  let child: ChildProcess;
+  try {
+    child = spawnDetached(options);
+  } catch (error) {
+    // Some failures (e.g. EPERM when switching to `uid`) are thrown at once instead of emitted.
+    return Promise.resolve(spawnFailure(options, startedMs, error));
+  }
+  return supervise(options, child, startedMs);
+}
+
+/** The result of a child that could not be started at all. */
+function spawnFailure(options: ChildRunOptions, startedMs: number, error: unknown): ChildRunResult {
+  return {
+    ...{ stdout: '', stderr: '', exitCode: null, exitSignal: null, stoppedBy: 'spawn_error' },
+    ...{ elapsedMs: options.clock.monotonicMs() - startedMs, pid: undefined },
+    spawnError: error instanceof Error ? error.message : String(error),
+  };
+}
+
+/** Polices a started child (timeout, abort, output caps) and resolves once it and its pipes are gone. */
+function supervise(
+  options: ChildRunOptions,
+  child: ChildProcess,
+  startedMs: number,
+): Promise<ChildRunResult> {
   return new Promise((resolve) => {
-    const startedMs = options.clock.monotonicMs();
-    const child = spawnDetached(options);
     let stoppedBy: StopReason = 'exit';
     let spawnError: string | undefined;
     const stop = (reason: StopReason): void => {

@@ -1,18 +1,35 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolResult } from '../../core/index.js';
+import { systemClock, type ToolResult } from '../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
 import type { SandboxSelection } from './sandbox-backend.js';
-import { selectSandbox } from './sandbox-select.js';
+import { type BwrapJail, runJailed, UNPRIVILEGED_HOST_ID } from './sandbox-bwrap.js';
+import {
+  HOST_KNOBS,
+  HostKnobGuard,
+  hostIdsWhile,
+  nodeKnobWrite,
+  nodeOpenForWrite,
+  pyodideKnobWrite,
+  pyodideNamedWait,
+  REFUSED,
+  SYSRQ_TRIGGER,
+  WRITTEN,
+} from './sandbox-host-knobs.case.test.js';
+import { DEFAULT_SANDBOX_LIMITS, SandboxSlots } from './sandbox-limits.js';
+import { resolvePyodidePackage } from './sandbox-pyodide.js';
+import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
+import { rootEntries, selectSandbox } from './sandbox-select.js';
 import {
   Canaries,
   type Hostile,
   hostCommandLines,
   limitHostiles,
   PidRecorder,
+  runAsOrdinaryUser,
 } from './sandbox-test-support.case.test.js';
 
 // The Pyodide backend asked for explicitly (CI has python3, so `auto` would pick bubblewrap + python3).
@@ -25,7 +42,11 @@ let selection: SandboxSelection = { ok: false, reason: 'not selected yet' };
 let tool = new CodeInterpreterTool({ sandbox: selection });
 let snapshotDir = '';
 
+// The host's kernel knobs, read before any sandboxed code runs and put back should a snippet ever change one.
+const knobGuard = new HostKnobGuard();
+
 beforeAll(async () => {
+  await knobGuard.record();
   await canaries.plant();
   snapshotDir = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-snapshot-'));
   selection = await selectSandbox({ backend: 'pyodide', pyodideSnapshotDir: snapshotDir });
@@ -33,6 +54,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await knobGuard.restoreChanged();
   await canaries.remove();
   await rm(snapshotDir, { recursive: true, force: true });
 });
@@ -72,6 +94,13 @@ const noConnection = (pattern: RegExp) => (result: ToolResult) => {
 const nothingWritten = (name: string, pattern: RegExp) => (result: ToolResult) => {
   failedWith(pattern)(result);
   expect(existsSync(join(canaries.dir, name))).toBe(false);
+};
+/** Where a working core_pattern escape would make the host create a file (as root). */
+const coreMarker = (): string => join(canaries.dir, 'core-marker');
+/** The host's knobs are as they were (restored first if not) and no core_pattern helper ran. */
+const hostKnobsIntact = async (): Promise<void> => {
+  expect(await knobGuard.restoreChanged()).toEqual([]);
+  expect(existsSync(coreMarker())).toBe(false);
 };
 
 const HOSTILE: readonly Hostile[] = [
@@ -271,6 +300,19 @@ const HOSTILE: readonly Hostile[] = [
     code: () => "import js\njs.process.kill(-1, 'SIGKILL')\nprint('alive')",
     check: escapes,
   },
+  // Issue 13: run as root, the jail's user was host root and the fresh /proc/sys was writable.
+  ...HOST_KNOBS.map(
+    (knob): Hostile => ({
+      name: `write ${knob.name} through node:fs`,
+      code: () => pyodideKnobWrite(knob.path, knob.attempt(knobGuard.original(knob), coreMarker())),
+      check: async (result) => {
+        await hostKnobsIntact();
+        escapes(result);
+        expect(result.content).toContain(REFUSED);
+        expect(result.content).not.toContain(WRITTEN);
+      },
+    }),
+  ),
 ];
 
 describe('pyodide sandbox availability', () => {
@@ -296,6 +338,82 @@ describe.concurrent('pyodide hostile snippets', () => {
       await hostile.check(result);
     }, 60_000);
   }
+});
+
+/** The jail both backends share, for running a program other than Pyodide in it. */
+async function sharedJail(): Promise<BwrapJail> {
+  const arch = seccompArchOf(process.arch);
+  return {
+    ...{ bwrapPath: '/usr/bin/bwrap', prlimitPath: '/usr/bin/prlimit' },
+    ...{ rootEntries: await rootEntries(), limits: DEFAULT_SANDBOX_LIMITS, clock: systemClock },
+    seccompFilter: arch ? buildSeccompFilter(arch) : undefined,
+    slots: new SandboxSlots({ limit: 1 }),
+  };
+}
+
+/** Node code trying every knob, /proc/sysrq-trigger (opened only) and its own /proc/self/comm, a line each. */
+function everyKnobFromNode(): string {
+  return [
+    "const fs = require('node:fs');",
+    ...HOST_KNOBS.map((knob) =>
+      nodeKnobWrite(knob.path, knob.attempt(knobGuard.original(knob), coreMarker())),
+    ),
+    nodeOpenForWrite(SYSRQ_TRIGGER),
+    nodeKnobWrite('/proc/self/comm', 'renamed'),
+  ].join('\n');
+}
+
+describe.concurrent('pyodide never runs as host root (issue 13)', () => {
+  it('the jailed Node process is, seen from the host, an unprivileged user without capabilities', async () => {
+    const marker = `jvs-pyo-${process.pid % 100_000}`;
+    const running = tool.execute({ code: pyodideNamedWait(marker), timeout_seconds: 30 });
+    const ids = await hostIdsWhile(marker, running);
+    if (!selection.ok) return expect((await running).success).toBe(false);
+    const euid = process.geteuid?.() ?? -1;
+    const uid = euid === 0 ? UNPRIVILEGED_HOST_ID : euid;
+    expect(ids?.uids).toEqual([uid, uid, uid, uid]);
+    expect(ids?.capEff).toBe('0000000000000000');
+    expect(ids?.capBnd).toBe('0000000000000000');
+    if (euid === 0) expect(ids).toMatchObject({ gids: [uid, uid, uid, uid], groups: '' });
+  }, 60_000);
+
+  it('with the permission model out of the way, the jail alone keeps /proc/sys and /proc read-only', async () => {
+    if (!selection.ok) return;
+    const node = await realpath(process.execPath);
+    const run = await runJailed(
+      await sharedJail(),
+      {
+        argv: [node, '-'],
+        binds: node.startsWith('/usr/') ? [] : [{ source: node, target: node }],
+        memory: { kind: 'data', bytes: 2 * 1024 ** 3 },
+      },
+      { code: everyKnobFromNode(), timeoutMs: 10_000 },
+    );
+    await hostKnobsIntact();
+    const lines = run.stdout.trim().split('\n');
+    expect(lines).toHaveLength(HOST_KNOBS.length + 2);
+    for (const line of lines)
+      expect(line).toMatch(new RegExp(`^${REFUSED} (EACCES|EROFS|ENOENT)$`));
+    expect(lines.at(-1)).toBe(`${REFUSED} EROFS`);
+  });
+
+  it('run by an ordinary user, Pyodide works in the jail and the knobs stay out of reach', async () => {
+    if (!selection.ok) return;
+    const pyodide = await resolvePyodidePackage();
+    if (typeof pyodide === 'string') throw new Error(pyodide);
+    const outcome = await runAsOrdinaryUser({
+      backend: 'pyodide',
+      pyodideDir: pyodide.dir,
+      seedSnapshot: join(snapshotDir, `pyodide-${pyodide.version}.snapshot`),
+    });
+    expect(outcome.changedKnobs).toEqual([]);
+    expect(existsSync(outcome.markerPath)).toBe(false);
+    expect(outcome.report).toMatchObject({ euid: outcome.uid, selected: 'pyodide' });
+    expect(Object.keys(outcome.report.knobs)).toHaveLength(HOST_KNOBS.length);
+    for (const content of Object.values(outcome.report.knobs)) expect(content).toContain(REFUSED);
+    expect(outcome.report.hostIds?.uids).toEqual(Array(4).fill(outcome.uid));
+    expect(outcome.report.hostIds?.capEff).toBe('0000000000000000');
+  }, 120_000);
 });
 
 describe('pyodide leaves nothing behind', () => {

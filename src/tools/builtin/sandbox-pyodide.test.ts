@@ -222,6 +222,8 @@ async function fakePyodide(dir: string, snapshot: string | undefined): Promise<P
 async function withFolders(test: (cache: string, fake: string) => Promise<void>): Promise<void> {
   const cache = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-cache-'));
   const fake = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-fake-'));
+  // Like an installed package: readable by the unprivileged user the jail runs as when we are root.
+  await chmod(fake, 0o755);
   try {
     await test(cache, fake);
   } finally {

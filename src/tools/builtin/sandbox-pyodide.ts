@@ -97,7 +97,11 @@ function nodeArgv(options: PyodideSnapshotOptions, mode: 'run' | 'snapshot'): st
   ];
 }
 
-/** The jailed Node process: pyodide (and Node itself when it lives outside `/usr`) bound read-only. */
+/**
+ * The jailed Node process: pyodide (and Node itself when it lives outside `/usr`) bound read-only, and the
+ * snapshot copied in from a file we open, so its cache folder may stay private to us (e.g. root's 0700 folder
+ * while the jail runs as `nobody`).
+ */
 function pyodideProgram(
   options: PyodideSnapshotOptions,
   mode: 'run' | 'snapshot',
@@ -106,11 +110,13 @@ function pyodideProgram(
   const binds: ReadOnlyBind[] = [{ source: options.pyodide.dir, target: JAIL_PYODIDE_DIR }];
   if (!options.nodePath.startsWith('/usr/'))
     binds.push({ source: options.nodePath, target: options.nodePath });
-  if (snapshotPath !== undefined) binds.push({ source: snapshotPath, target: JAIL_SNAPSHOT_PATH });
+  const copies =
+    snapshotPath === undefined ? [] : [{ source: snapshotPath, target: JAIL_SNAPSHOT_PATH }];
   const wasmBytes = options.limits.addressSpaceBytes;
   return {
     argv: nodeArgv(options, mode),
     binds,
+    copies,
     memory: { kind: 'data', bytes: wasmBytes + JS_HEAP_MIB * 1024 * 1024 + NODE_OVERHEAD_BYTES },
   };
 }

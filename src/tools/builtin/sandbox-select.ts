@@ -2,13 +2,20 @@ import { constants } from 'node:fs';
 import { access, lstat, readlink, realpath } from 'node:fs/promises';
 import { type Clock, systemClock } from '../../core/index.js';
 import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
-import { type BwrapJail, createBwrapBackend, type RootEntry } from './sandbox-bwrap.js';
+import {
+  type BwrapJail,
+  createBwrapBackend,
+  jailHostIdentity,
+  jailIdentityNote,
+  type RootEntry,
+} from './sandbox-bwrap.js';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, SandboxSlots } from './sandbox-limits.js';
 import {
   createPyodideBackend,
   ensurePyodideSnapshot,
   resolvePyodidePackage,
 } from './sandbox-pyodide.js';
+import { stagePyodideForJail } from './sandbox-pyodide-stage.js';
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
 import { createUnsandboxedBackend } from './sandbox-unsandboxed.js';
 
@@ -124,7 +131,10 @@ async function probe(backend: SandboxBackend, timeoutMs: number): Promise<Sandbo
   const result = await backend.run({ code: 'print(6 * 7)', timeoutMs });
   if (result.exitCode === 0 && result.stdout === '42\n') return { ok: true, backend };
   const detail = result.spawnError ?? (result.stderr.trim() || `exit ${result.exitCode}`);
-  return { ok: false, reason: `the ${backend.name} probe failed: ${detail.slice(0, 500)}` };
+  return {
+    ok: false,
+    reason: `the ${backend.name} probe failed: ${detail.slice(0, 500)}${jailIdentityNote()}`,
+  };
 }
 
 /** The Pyodide backend in `jail` (snapshot built or reused, then probed), or why it cannot be used. */
@@ -132,7 +142,9 @@ async function tryPyodide(
   jail: BwrapJail,
   options: SandboxSelectOptions,
 ): Promise<SandboxSelection> {
-  const pyodide = await resolvePyodidePackage(options.pyodideDir);
+  const found = await resolvePyodidePackage(options.pyodideDir);
+  const pyodide =
+    typeof found === 'string' ? found : await stagePyodideForJail(found, jailHostIdentity());
   if (typeof pyodide === 'string') return { ok: false, reason: pyodide };
   const nodePath = options.nodePath ?? process.execPath;
   if (!(await isExecutable(nodePath)))
@@ -144,7 +156,7 @@ async function tryPyodide(
       ? {}
       : { snapshotDir: options.pyodideSnapshotDir }),
   });
-  if (!snapshot.ok) return snapshot;
+  if (!snapshot.ok) return { ok: false, reason: `${snapshot.reason}${jailIdentityNote()}` };
   return probe(createPyodideBackend({ ...base, snapshotPath: snapshot.path }), 30_000);
 }
 

@@ -1,4 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { UNPRIVILEGED_HOST_ID } from './sandbox-bwrap.js';
+import {
+  HOST_KNOBS,
+  HostKnobGuard,
+  hostIdsWhile,
+  pythonKnobWrite,
+  pythonNamedWait,
+  REFUSED,
+  WRITTEN,
+} from './sandbox-host-knobs.case.test.js';
 import { openSandboxSession, type SandboxSession } from './sandbox-session.js';
 
 const sessions: SandboxSession[] = [];
@@ -105,5 +115,33 @@ describe('openSandboxSession', () => {
     expect(await pending).toMatchObject({ ok: false, end: 'aborted' });
     await session.close();
     expect(isRunning(session.pid)).toBe(false);
+  });
+});
+
+describe('openSandboxSession never runs as host root (issue 13)', () => {
+  it('the interpreter is, seen from the host, an unprivileged user, and the host knobs stay out of reach', async () => {
+    const guard = new HostKnobGuard();
+    await guard.record();
+    const session = await open();
+    if (session === undefined) return;
+    try {
+      for (const knob of HOST_KNOBS) {
+        const value = knob.attempt(guard.original(knob), '/tmp/jarvis-session-core-marker');
+        const step = await session.exec(pythonKnobWrite(knob.path, value), { timeoutMs: 5000 });
+        expect(step.output).toContain(REFUSED);
+        expect(step.output).not.toContain(WRITTEN);
+      }
+    } finally {
+      expect(await guard.restoreChanged()).toEqual([]);
+    }
+    const marker = `jvs-rlm-${process.pid % 100_000}`;
+    const ids = await hostIdsWhile(
+      marker,
+      session.exec(pythonNamedWait(marker), { timeoutMs: 10_000 }),
+    );
+    const euid = process.geteuid?.() ?? -1;
+    const uid = euid === 0 ? UNPRIVILEGED_HOST_ID : euid;
+    expect(ids?.uids).toEqual([uid, uid, uid, uid]);
+    expect(ids?.capEff).toBe('0000000000000000');
   });
 });

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { type Clock, type JsonValue, systemClock } from '../../core/index.js';
-import { buildBwrapArgs } from './sandbox-bwrap.js';
+import { buildBwrapArgs, jailHostIdentity, jailIdentityNote } from './sandbox-bwrap.js';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, SandboxSlots } from './sandbox-limits.js';
 import { killProcessGroup } from './sandbox-process.js';
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
@@ -361,6 +361,26 @@ async function sessionArgs(
   return { args, filter };
 }
 
+/** Starts bwrap detached with an empty environment, never as root on the host; a failure to start is a reason. */
+function spawnJail(
+  bwrapPath: string,
+  built: { readonly args: string[]; readonly filter: Uint8Array | undefined },
+): ChildProcess | string {
+  // Never root on the host (see jailHostIdentity); `/` because our working folder may be closed to that user.
+  const identity = jailHostIdentity();
+  try {
+    return spawn(bwrapPath, built.args, {
+      detached: true,
+      env: {},
+      stdio: ['pipe', 'pipe', 'pipe', ...(built.filter ? (['pipe'] as const) : [])],
+      ...(identity === undefined ? {} : { uid: identity.uid, gid: identity.gid, cwd: '/' }),
+    });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return `bubblewrap could not be started: ${detail}${jailIdentityNote(identity)}`;
+  }
+}
+
 /** Starts a persistent sandboxed interpreter and waits until it is ready; never runs code unsandboxed. */
 export async function openSandboxSession(
   options: SandboxSessionOptions,
@@ -374,11 +394,8 @@ export async function openSandboxSession(
   if (missing !== undefined) return { ok: false, reason: missing };
   const built = await sessionArgs(options, paths);
   if (typeof built === 'string') return { ok: false, reason: built };
-  const child = spawn(paths.bwrapPath, built.args, {
-    detached: true,
-    env: {},
-    stdio: ['pipe', 'pipe', 'pipe', ...(built.filter ? (['pipe'] as const) : [])],
-  });
+  const child = spawnJail(paths.bwrapPath, built);
+  if (typeof child === 'string') return { ok: false, reason: child };
   if (built.filter) {
     const fd3 = child.stdio[3] as Writable;
     fd3.on('error', () => undefined);

@@ -1,12 +1,28 @@
 // Shared by the sandbox test files (code_interpreter on bubblewrap, Pyodide): the canaries hostile code must
 // not reach, and the records that prove nothing was left running. Not a test file itself.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import {
+  chmod,
+  chown,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { expect } from 'vitest';
 import type { ToolResult } from '../../core/index.js';
+import type { AsUserReport, AsUserRequest } from './sandbox-as-user.fixture.js';
 import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
+import { HostKnobGuard } from './sandbox-host-knobs.case.test.js';
 
 /** One hostile snippet and what its result must show. */
 export interface Hostile {
@@ -142,4 +158,87 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The ordinary (not root, not `nobody`) host user the tests run the sandbox as when they themselves are root. */
+export const ORDINARY_UID = 4242;
+
+/** What the ordinary-user run needs: the backend, and for Pyodide the package and a snapshot to seed. */
+export interface OrdinaryUserRun {
+  readonly backend: 'bwrap' | 'pyodide';
+  readonly pyodideDir?: string;
+  /** A valid snapshot file to copy into the user's own cache (saves booting Pyodide again, ~5 s). */
+  readonly seedSnapshot?: string;
+}
+
+/** The fixture's report, with the uid it ran as and the host knobs it changed (restored before returning). */
+export interface OrdinaryUserOutcome {
+  readonly uid: number;
+  readonly report: AsUserReport;
+  readonly markerPath: string;
+  readonly changedKnobs: readonly string[];
+}
+
+/**
+ * Runs code_interpreter from a child Node process started as an ordinary user (uid 4242 when we are root,
+ * otherwise ourselves). The fixture is bundled into a fresh world-readable folder, and for Pyodide the package
+ * is copied there too, so the run does not depend on who may read this checkout.
+ */
+export async function runAsOrdinaryUser(run: OrdinaryUserRun): Promise<OrdinaryUserOutcome> {
+  const root = process.geteuid?.() === 0;
+  const uid = root ? ORDINARY_UID : (process.geteuid?.() ?? -1);
+  const dir = await mkdtemp(join(tmpdir(), 'jarvis-as-user-'));
+  const guard = new HostKnobGuard();
+  await guard.record();
+  try {
+    await chmod(dir, 0o755);
+    const request = await prepareUserFolder(dir, run, root);
+    const script = join(dir, 'fixture.mjs');
+    await build({
+      entryPoints: [fileURLToPath(new URL('./sandbox-as-user.fixture.ts', import.meta.url))],
+      ...{ bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: script },
+      logLevel: 'silent',
+    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [script, JSON.stringify(request)],
+      {
+        ...{ cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } },
+        ...(root ? { uid, gid: uid } : {}),
+        timeout: 120_000,
+        maxBuffer: 1024 * 1024,
+      },
+    );
+    const report = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as AsUserReport;
+    return {
+      uid,
+      report,
+      markerPath: request.markerPath,
+      changedKnobs: await guard.restoreChanged(),
+    };
+  } finally {
+    await guard.restoreChanged();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Copies what the run needs into `dir` (the pyodide package, a snapshot cache owned by the user) and says where. */
+async function prepareUserFolder(
+  dir: string,
+  run: OrdinaryUserRun,
+  root: boolean,
+): Promise<AsUserRequest> {
+  const request: AsUserRequest = { backend: run.backend, markerPath: join(dir, 'core-marker') };
+  if (run.backend !== 'pyodide') return request;
+  const pyodideDir = join(dir, 'pyodide');
+  const snapshotDir = join(dir, 'snapshots');
+  if (run.pyodideDir !== undefined) await cp(run.pyodideDir, pyodideDir, { recursive: true });
+  await mkdir(snapshotDir, { mode: 0o700 });
+  if (run.seedSnapshot !== undefined) {
+    const seeded = join(snapshotDir, basename(run.seedSnapshot));
+    await cp(run.seedSnapshot, seeded);
+    if (root) await chown(seeded, ORDINARY_UID, ORDINARY_UID);
+  }
+  if (root) await chown(snapshotDir, ORDINARY_UID, ORDINARY_UID);
+  return { ...request, pyodideDir, snapshotDir };
 }
