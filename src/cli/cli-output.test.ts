@@ -103,7 +103,12 @@ describe('exitCodeOf', () => {
   });
 
   it('a missing or invalid config file is a usage error (2)', () => {
-    for (const code of ['config_missing', 'config_not_found', 'config_unreadable', 'config_invalid'])
+    for (const code of [
+      'config_missing',
+      'config_not_found',
+      'config_unreadable',
+      'config_invalid',
+    ])
       expect(exitCodeOf(new JarvisError({ code, message: 'x' } as never))).toBe(2);
     expect(exitCodeOf(new JarvisError({ code: 'engine_unavailable', message: 'x' }))).toBe(1);
     expect(exitCodeOf(new CliExit(ExitCode.stopped))).toBe(3);
