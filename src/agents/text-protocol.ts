@@ -183,11 +183,14 @@ function extractInputBlock(region: string): { readonly value: string; readonly e
   return { value: body.slice(0, cut).trim(), end: lead + cut };
 }
 
-/** Index of the `}` closing the object that starts at 0 (strings and escapes respected), or -1. */
-function matchingBrace(text: string): number {
+/**
+ * Index of the `}` closing the object that starts at `from` (strings and escapes respected) before `limit`,
+ * or -1.
+ */
+export function matchingBrace(text: string, from = 0, limit = text.length): number {
   let depth = 0;
   let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
+  for (let index = from; index < limit; index += 1) {
     const char = text[index];
     if (inString) {
       if (char === '\\') index += 1;

@@ -1,5 +1,5 @@
 import { isPlainObject, jsonTypeName, type ToolErrorCode, type ToolSpec } from '../core/index.js';
-import { normalizeToolInput, resolveToolSpec } from './text-protocol.js';
+import { matchingBrace, normalizeToolInput, resolveToolSpec } from './text-protocol.js';
 
 /** The tag that opens a tool call written into a reply's text (Hermes / Qwen / GLM style). */
 export const TOOL_CALL_OPEN_TAG = '<tool_call>';
@@ -245,25 +245,6 @@ function callFromObject(
     return malformed(span, name, 'invalid_arguments', problem);
   }
   return { kind: 'call', ...span, name, arguments: JSON.stringify(args) };
-}
-
-/** Index of the `}` closing the object that starts at `from` (strings and escapes respected) before `limit`, or -1. */
-function matchingBrace(text: string, from: number, limit: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let index = from; index < limit; index += 1) {
-    const char = text[index];
-    if (inString) {
-      if (char === '\\') index += 1;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '{') depth += 1;
-    else if (char === '}') {
-      depth -= 1;
-      if (depth === 0) return index;
-    }
-  }
-  return -1;
 }
 
 /** The name form: parameters up to the first closing tag that does not close a `<param>` element. */

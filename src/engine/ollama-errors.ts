@@ -1,4 +1,5 @@
-import { EngineError, type EngineErrorCode } from '../core/index.js';
+import { EngineError } from '../core/index.js';
+import { type HttpErrorAdvice, withAdvice } from './http-error-advice.js';
 
 /**
  * Turns Ollama's answers about the model into errors that say what to do: HTTP 404 naming the model (it is not
@@ -10,23 +11,14 @@ export function describeOllamaHttpError(error: unknown, model: string): EngineEr
   if (!(error instanceof EngineError) || error.code !== 'engine_http_error') return undefined;
   const advice = adviceFor(error.status, serverWords(error), model);
   if (advice === undefined) return undefined;
-  return new EngineError({
-    code: advice.code,
-    engineId: error.engineId,
-    address: error.address,
-    detail: advice.detail,
-    attempts: error.attempts,
-    ...(error.status === undefined ? {} : { status: error.status }),
-    cause: error,
-  });
+  return withAdvice(error, advice);
 }
 
-interface Advice {
-  readonly code: EngineErrorCode;
-  readonly detail: string;
-}
-
-function adviceFor(status: number | undefined, words: string, model: string): Advice | undefined {
+function adviceFor(
+  status: number | undefined,
+  words: string,
+  model: string,
+): HttpErrorAdvice | undefined {
   if (status === 404 && !/model/i.test(words)) {
     return {
       code: 'engine_http_error',

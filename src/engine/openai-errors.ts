@@ -1,4 +1,5 @@
-import { EngineError, type EngineErrorCode } from '../core/index.js';
+import { EngineError } from '../core/index.js';
+import { type HttpErrorAdvice, withAdvice } from './http-error-advice.js';
 
 /** What an OpenAI-compatible engine knows when it explains a refused request. */
 export interface OpenAIErrorContext {
@@ -8,11 +9,6 @@ export interface OpenAIErrorContext {
   readonly sentApiKey: boolean;
   /** The path of the request, named when the server has no such endpoint. */
   readonly path: string;
-}
-
-interface Advice {
-  readonly code: EngineErrorCode;
-  readonly detail: string;
 }
 
 /**
@@ -34,18 +30,10 @@ export function describeOpenAIHttpError(
         ? notFoundAdvice(words, context)
         : undefined;
   if (advice === undefined) return undefined;
-  return new EngineError({
-    code: advice.code,
-    engineId: error.engineId,
-    address: error.address,
-    detail: advice.detail,
-    attempts: error.attempts,
-    ...(error.status === undefined ? {} : { status: error.status }),
-    cause: error,
-  });
+  return withAdvice(error, advice);
 }
 
-function authAdvice(words: string, context: OpenAIErrorContext): Advice {
+function authAdvice(words: string, context: OpenAIErrorContext): HttpErrorAdvice {
   const what = context.sentApiKey
     ? 'the server refused the API key that was sent (it is wrong, or lacks access)'
     : 'the server wants an API key and none was sent';
@@ -58,7 +46,7 @@ function authAdvice(words: string, context: OpenAIErrorContext): Advice {
   };
 }
 
-function notFoundAdvice(words: string, context: OpenAIErrorContext): Advice {
+function notFoundAdvice(words: string, context: OpenAIErrorContext): HttpErrorAdvice {
   if (context.model !== undefined && /model/i.test(words)) {
     return {
       code: 'engine_model_error',
