@@ -7,10 +7,12 @@ import type { SandboxBackend } from './sandbox-backend.js';
 import {
   type BwrapJail,
   type JailedProgram,
+  jailHostIdentity,
   type ReadOnlyBind,
   runJailed,
 } from './sandbox-bwrap.js';
 import { PYODIDE_CHILD_SOURCE } from './sandbox-pyodide-child.js';
+import { stagePyodideForJail } from './sandbox-pyodide-stage.js';
 
 /** The pyodide npm package found on this host. */
 export interface PyodidePackage {
@@ -52,8 +54,17 @@ const SNAPSHOT_HEADER_BYTES = SNAPSHOT_MAGIC.length + 32;
 const SNAPSHOT_TIMEOUT_MS = 120_000;
 const SNAPSHOT_MAX_BASE64_BYTES = 256 * 1024 * 1024;
 
-/** Finds the pyodide package (`dir`, or the one this module resolves), or says why it cannot be used. */
+/**
+ * Finds the pyodide package (`dir`, or the one this module resolves) as the jail can read it (staged into a
+ * readable copy when the jail's unprivileged host user cannot read it where it is), or says why it cannot be used.
+ */
 export async function resolvePyodidePackage(dir?: string): Promise<PyodidePackage | string> {
+  const found = await findPyodidePackage(dir);
+  return typeof found === 'string' ? found : stagePyodideForJail(found, jailHostIdentity());
+}
+
+/** Finds the pyodide package where it is installed, or says why it cannot be used. */
+async function findPyodidePackage(dir?: string): Promise<PyodidePackage | string> {
   try {
     const folder = dir ?? dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
     const real = await realpath(folder);

@@ -5,7 +5,6 @@ import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
 import {
   type BwrapJail,
   createBwrapBackend,
-  jailHostIdentity,
   jailIdentityNote,
   type RootEntry,
 } from './sandbox-bwrap.js';
@@ -15,7 +14,6 @@ import {
   ensurePyodideSnapshot,
   resolvePyodidePackage,
 } from './sandbox-pyodide.js';
-import { stagePyodideForJail } from './sandbox-pyodide-stage.js';
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
 import { createUnsandboxedBackend } from './sandbox-unsandboxed.js';
 
@@ -142,9 +140,7 @@ async function tryPyodide(
   jail: BwrapJail,
   options: SandboxSelectOptions,
 ): Promise<SandboxSelection> {
-  const found = await resolvePyodidePackage(options.pyodideDir);
-  const pyodide =
-    typeof found === 'string' ? found : await stagePyodideForJail(found, jailHostIdentity());
+  const pyodide = await resolvePyodidePackage(options.pyodideDir);
   if (typeof pyodide === 'string') return { ok: false, reason: pyodide };
   const nodePath = options.nodePath ?? process.execPath;
   if (!(await isExecutable(nodePath)))
