@@ -1,8 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { MemoryResult } from '../core/index.js';
+import { formatRelevance, relativeRelevance } from '../core/index.js';
 import type { CliIo } from './cli-io.js';
-import { formatRelevance, formatResults, relativeRelevance, resultJson } from './memory-action.js';
+import { formatResults, resultJson } from './memory-action.js';
 
 function io(tty: boolean): CliIo {
   const stream = { write: () => undefined, isTTY: tty, columns: 100 };

@@ -1,4 +1,10 @@
-import { type MemoryResult, safeForTerminal } from '../core/index.js';
+import {
+  bestScore,
+  formatRelevance,
+  type MemoryResult,
+  relativeRelevance,
+  safeForTerminal,
+} from '../core/index.js';
 import type { JarvisSystem } from '../sdk/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
@@ -119,28 +125,4 @@ export function runMemoryClear(flags: MemoryFlags, io: CliIo): Promise<void> {
     await memory.clear();
     io.stdout.write(`Deleted ${chunks} from ${dbPath}.\n`);
   });
-}
-
-/** The highest finite score of a search (its results come best first, but nothing relies on it). */
-function bestScore(results: readonly MemoryResult[]): number {
-  let best = Number.NEGATIVE_INFINITY;
-  for (const result of results)
-    if (Number.isFinite(result.score)) best = Math.max(best, result.score);
-  return best;
-}
-
-/**
- * A score relative to the best of its search, from 0 to 1: BM25 values depend on the collection (a small
- * one gives scores like 0.00000285), so only their ratio says how close a result comes to the best match.
- */
-export function relativeRelevance(score: number, best: number): number {
-  if (!Number.isFinite(score) || !Number.isFinite(best)) return 0;
-  if (best <= 0) return score === best ? 1 : 0;
-  return Math.min(1, Math.max(0, score / best));
-}
-
-/** A relative relevance as a whole percentage (`100%`, `64%`), `<1%` for a match that is barely one. */
-export function formatRelevance(relevance: number): string {
-  const percent = Math.round(relevance * 100);
-  return percent === 0 && relevance > 0 ? '<1%' : `${percent}%`;
 }

@@ -82,6 +82,7 @@ export {
   type ToolRegistryEntry,
 } from './registries.js';
 export { type RegistrableClass, Registry, type RegistryInstance } from './registry.js';
+export { bestScore, formatRelevance, relativeRelevance } from './relevance.js';
 export { isTerminalSafe, safeForTerminal } from './terminal-text.js';
 export { isTool, type Tool, type ToolArguments, type ToolContext } from './tool.js';
 export {

@@ -57,7 +57,7 @@ describe('RetrievalTool', () => {
     });
   });
 
-  it('formats results with their source and score', async () => {
+  it('formats results with their source and relevance relative to the best', async () => {
     const tool = new RetrievalTool({
       backend: fixedBackend([
         result('First answer.', 'docs/a.md', 7.2149),
@@ -68,7 +68,7 @@ describe('RetrievalTool', () => {
     expect(outcome).toMatchObject({
       success: true,
       content:
-        '[1] (source: docs/a.md, score: 7.21)\nFirst answer.\n\n[2] (score: 0.50)\nSecond answer.',
+        '[1] (source: docs/a.md, relevance: 100%)\nFirst answer.\n\n[2] (relevance: 7%)\nSecond answer.',
       metadata: { num_results: 2 },
     });
   });
@@ -152,7 +152,7 @@ describe('RetrievalTool', () => {
       });
       expect(outcome.success).toBe(true);
       expect(outcome.content).toMatch(
-        /^\[1\] \(source: docs\/scheduler\.md, score: \d+\.\d\d\)\nThe scheduler retries failed tasks\.$/,
+        /^\[1\] \(source: docs\/scheduler\.md, relevance: 100%\)\nThe scheduler retries failed tasks\.$/,
       );
     } finally {
       await memory.close();

@@ -1,9 +1,12 @@
 import {
+  bestScore,
   createToolSpec,
   describeError,
+  formatRelevance,
   JarvisError,
   type MemoryBackend,
   type MemoryResult,
+  relativeRelevance,
   type ToolArguments,
   type ToolContext,
   type ToolResult,
@@ -117,11 +120,15 @@ function parseTopK(value: unknown): number | undefined {
   return number >= 1 && number <= RETRIEVAL_MAX_TOP_K ? number : undefined;
 }
 
-/** `[1] (source: docs/a.md, score: 7.21)` and the content, for each result, separated by blank lines. */
+/**
+ * `[1] (source: docs/a.md, relevance: 100%)` and the content, for each result, separated by blank lines; the
+ * relevance is relative to the best result (raw BM25 values like 0.00000285 mean nothing to a model).
+ */
 function formatResults(results: readonly MemoryResult[]): string {
+  const best = bestScore(results);
   return results
     .map((result, index) => {
-      const score = `score: ${Number.isFinite(result.score) ? result.score.toFixed(2) : String(result.score)}`;
+      const score = `relevance: ${formatRelevance(relativeRelevance(result.score, best))}`;
       const label = result.source === '' ? `(${score})` : `(source: ${result.source}, ${score})`;
       return `[${index + 1}] ${label}\n${result.content}`;
     })
