@@ -1,18 +1,25 @@
 import { setMaxListeners } from 'node:events';
 import type { InferenceEngine } from '../core/index.js';
 
+/** An engine chosen to answer (by a key, by discovery, or given ready), with what is known about it. */
+export interface ChosenEngine {
+  /** The registry key it was chosen under. */
+  readonly key: string;
+  readonly engine: InferenceEngine;
+  /** Where it is reached: a server address, or a model file for in-process engines; unknown for some. */
+  readonly address?: string | undefined;
+  /** The model it serves, once one has been picked. */
+  readonly model?: string | undefined;
+}
+
+/** @deprecated Use `ChosenEngine` (discovery returns it, with `address` always set). */
+export type DiscoveredEngine = ChosenEngine;
+
 /** One engine that may be running: its key, the address it answers on, and how to make a client for it. */
 export interface EngineCandidate {
   readonly key: string;
   readonly address: string;
-  readonly create: () => InferenceEngine;
-}
-
-/** A candidate that answered its health check. */
-export interface DiscoveredEngine {
-  readonly key: string;
-  readonly address: string;
-  readonly engine: InferenceEngine;
+  readonly create: () => InferenceEngine | Promise<InferenceEngine>;
 }
 
 /** Options of `probeEngines`. */
@@ -31,7 +38,7 @@ export interface ProbeOptions {
 export async function probeEngines(
   candidates: readonly EngineCandidate[],
   options: ProbeOptions = {},
-): Promise<DiscoveredEngine[]> {
+): Promise<ChosenEngine[]> {
   const controller = new AbortController();
   // Every probe listens on this one signal (its request and its own wait): more than Node's warning limit of 10.
   setMaxListeners(4 * candidates.length + 10, controller.signal);
@@ -42,9 +49,7 @@ export async function probeEngines(
     const outcomes = await Promise.all(
       candidates.map((candidate) => probeOne(candidate, controller.signal)),
     );
-    const healthy = outcomes.filter(
-      (outcome): outcome is DiscoveredEngine => outcome !== undefined,
-    );
+    const healthy = outcomes.filter((outcome): outcome is ChosenEngine => outcome !== undefined);
     return preferFirst(healthy, options.preferredKey);
   } finally {
     clearTimeout(timer);
@@ -55,10 +60,10 @@ export async function probeEngines(
 async function probeOne(
   candidate: EngineCandidate,
   signal: AbortSignal,
-): Promise<DiscoveredEngine | undefined> {
+): Promise<ChosenEngine | undefined> {
   let engine: InferenceEngine;
   try {
-    engine = candidate.create();
+    engine = await candidate.create();
   } catch {
     return undefined;
   }
@@ -74,15 +79,8 @@ async function probeOne(
   return undefined;
 }
 
-function preferFirst(
-  engines: DiscoveredEngine[],
-  preferredKey: string | undefined,
-): DiscoveredEngine[] {
+function preferFirst(engines: ChosenEngine[], preferredKey: string | undefined): ChosenEngine[] {
   const index = engines.findIndex((engine) => engine.key === preferredKey);
   if (index <= 0) return engines;
-  return [
-    engines[index] as DiscoveredEngine,
-    ...engines.slice(0, index),
-    ...engines.slice(index + 1),
-  ];
+  return [engines[index] as ChosenEngine, ...engines.slice(0, index), ...engines.slice(index + 1)];
 }

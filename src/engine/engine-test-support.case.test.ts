@@ -1,16 +1,54 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterEach, expect } from 'vitest';
-import { EngineError, type StreamChunk, type ToolCall } from '../core/index.js';
+import {
+  EngineError,
+  type InferenceEngine,
+  type StreamChunk,
+  type ToolCall,
+} from '../core/index.js';
 import {
   type ScriptedOpenAIServer,
+  type ScriptedServerMode,
   type ScriptedServerOptions,
   startScriptedOpenAIServer,
 } from '../testing/scripted-server.js';
-import type { SleepFunction } from './http-client.js';
+import type { SleepFunction } from './http/http-client.js';
 
 // Test helpers shared by the engine tests (a `.case.test.ts` file: vitest does not run it on its own, and the
 // build leaves it out).
+
+/**
+ * What the engine contract needs an engine to do on its next call: `answer` with some text; answer at `long`
+ * length or stall mid-way, so the caller can cancel it; end a stream early (`cut_stream`); or be `down`.
+ */
+export type EngineBehaviour = 'answer' | 'long' | 'cut_stream' | 'down';
+
+/** Where an HTTP engine under test should connect. */
+export interface EngineContractAddress {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** `url + '/v1'`. */
+  readonly baseUrl: string;
+}
+
+/** How to run the engine contract against an engine on a model server (the scripted one, or a closed port). */
+export interface HttpEngineContractSetup {
+  readonly name: string;
+  /** The API the scripted server speaks for this engine; default `openai`. */
+  readonly serverMode?: ScriptedServerMode;
+  /** Builds the engine under test for the given address. */
+  makeEngine(address: EngineContractAddress): InferenceEngine;
+}
+
+/** How to run the engine contract against an in-process engine: it is made to show each behaviour it can. */
+export interface InProcessEngineContractSetup {
+  readonly name: string;
+  /** The behaviours it can be made to show (`answer`, `long` and `down` at least). */
+  readonly behaviours: readonly EngineBehaviour[];
+  /** Builds an engine whose next call shows `behaviour`; `track` closes what the test opened besides it. */
+  makeEngineShowing(behaviour: EngineBehaviour, kit: EngineTestKit): Promise<InferenceEngine>;
+}
 
 /** Anything a test opens that must be closed after it. */
 export interface Closable {

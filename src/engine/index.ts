@@ -1,4 +1,5 @@
 export {
+  type ChosenEngine,
   type DiscoveredEngine,
   type EngineCandidate,
   type ProbeOptions,
@@ -8,24 +9,24 @@ export {
   EmbeddedLlamaEngine,
   type EmbeddedLlamaEngineOptions,
   findDefaultModel,
-} from './embedded-llama.js';
-export { HttpClient, type HttpClientOptions, type SleepFunction } from './http-client.js';
+} from './embedded/embedded-llama.js';
+export { HttpClient, type HttpClientOptions, type SleepFunction } from './http/http-client.js';
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_DEADLINE_MS,
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
-} from './http-timeouts.js';
-export { OllamaEngine, type OllamaEngineOptions } from './ollama.js';
-export { OLLAMA_DEFAULT_HOST, resolveOllamaHost } from './ollama-host.js';
+} from './http/http-timeouts.js';
+export type { EngineRequestLog, EngineRequestLogEntry } from './http/request-log.js';
+export { OllamaEngine, type OllamaEngineOptions } from './ollama/ollama.js';
+export { OLLAMA_DEFAULT_HOST, resolveOllamaHost } from './ollama/ollama-host.js';
 export {
   OPENAI_COMPATIBLE_DEFAULT_BASE_URLS,
   OpenAICompatibleEngine,
   type OpenAICompatibleEngineOptions,
-} from './openai-compatible.js';
-export type { EngineRequestLog, EngineRequestLogEntry } from './request-log.js';
+} from './openai/openai-compatible.js';
 export {
   extractTextToolCalls,
   type TextToolCallOptions,
   type TextToolCalls,
-} from './text-tool-calls.js';
+} from './wire/text-tool-calls.js';

@@ -8,8 +8,7 @@ import {
   type ScriptedServerOptions,
   startScriptedOpenAIServer,
 } from '../testing/index.js';
-import { configFromToml } from './config-load.js';
-import type { JarvisConfig } from './config-types.js';
+import { configFromToml, type JarvisConfig } from './config/index.js';
 import { listEngineModels, surveyEngines, surveySettings } from './engine-survey.js';
 
 let home: string;

@@ -3,15 +3,10 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { describeError, type InferenceEngine } from '../core/index.js';
 import { findDefaultModel } from '../engine/index.js';
-import type { JarvisConfig } from './config-types.js';
-import {
-  createEngine,
-  ENGINE_KEYS,
-  type EngineRequestLogCallback,
-  type EngineSettings,
-  engineAddress,
-} from './engines.js';
-import { chooseEngine, engineSettingsOf } from './system-engine.js';
+import { ENGINE_KEYS } from './builtin-engines.js';
+import { engineFor, selectEngine } from './engine-selection.js';
+import { type EngineSettings, engineAddress } from './engine-settings.js';
+import { type EngineChoice, engineSelectionOf, engineSettingsOf } from './system-engine.js';
 
 /** What `surveyEngines` found out about one engine. */
 export interface EngineStatus {
@@ -28,17 +23,16 @@ export interface EngineStatus {
   readonly problem?: string;
 }
 
-/** Options of `surveyEngines`. */
-export interface SurveyEnginesOptions {
-  readonly config: JarvisConfig;
-  /** `--base-url`: the address of `engineKey` (else the configured default engine, else `openai`). */
-  readonly baseUrl?: string | undefined;
-  readonly engineKey?: string | undefined;
+/**
+ * Options of `surveyEngines`: the config, and `--base-url` as the address of `engineKey` (else of the configured
+ * default engine, else of `openai`).
+ */
+export interface SurveyEnginesOptions
+  extends Pick<EngineChoice, 'config' | 'baseUrl' | 'engineKey' | 'signal'> {
   /** The engines to look at (default every built-in key). */
   readonly keys?: readonly string[];
   /** Budget of the health probe, and again of the model listing (default 500 ms each). */
   readonly timeoutMs?: number;
-  readonly signal?: AbortSignal | undefined;
 }
 
 const DEFAULT_SURVEY_TIMEOUT_MS = 500;
@@ -107,7 +101,7 @@ async function surveyServer(
   }
   let engine: InferenceEngine;
   try {
-    engine = await createEngine(key, settings);
+    engine = await engineFor(key, settings);
   } catch (error) {
     return {
       key,
@@ -172,16 +166,11 @@ async function withDeadline<T>(
   }
 }
 
-/** Options of `listEngineModels`: how the system would choose its engine. */
-export interface ListEngineModelsOptions {
-  readonly config: JarvisConfig;
-  readonly engineKey?: string | undefined;
-  readonly baseUrl?: string | undefined;
-  readonly discoveryTimeoutMs?: number | undefined;
-  readonly signal?: AbortSignal | undefined;
-  /** Told of every HTTP request the engine makes (`--verbose`). */
-  readonly requestLog?: EngineRequestLogCallback | undefined;
-}
+/**
+ * Options of `listEngineModels`: how the system would choose its engine.
+ * @deprecated Use `EngineChoice` (the same fields).
+ */
+export type ListEngineModelsOptions = EngineChoice;
 
 /** The engine the system would choose, where it is, and its models. */
 export interface EngineModels {
@@ -194,14 +183,14 @@ export interface EngineModels {
  * Chooses the engine as a question would (flag, config, discovery) and lists its models; an engine with no
  * model gives an empty list, not an error. Throws the system's advice when no engine is found.
  */
-export async function listEngineModels(options: ListEngineModelsOptions): Promise<EngineModels> {
-  const chosen = await chooseEngine(options);
+export async function listEngineModels(options: EngineChoice): Promise<EngineModels> {
+  const chosen = await selectEngine(engineSelectionOf(options));
   try {
     const models = await chosen.engine.listModels(
       options.signal === undefined ? {} : { signal: options.signal },
     );
-    const settings = engineSettingsOf(options);
-    return { engine: chosen.key, address: engineAddress(chosen.key, settings), models };
+    const address = chosen.address ?? engineAddress(chosen.key, engineSettingsOf(options));
+    return { engine: chosen.key, address, models };
   } finally {
     await chosen.engine.close().catch(() => undefined);
   }

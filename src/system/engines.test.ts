@@ -2,10 +2,13 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type InferenceEngine, JarvisError, Registry } from '../core/index.js';
 import { EmbeddedLlamaEngine, OllamaEngine, OpenAICompatibleEngine } from '../engine/index.js';
-import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../testing/index.js';
+import {
+  ScriptedEngine,
+  type ScriptedOpenAIServer,
+  startScriptedOpenAIServer,
+} from '../testing/index.js';
 import { registerBuiltinEngines } from './builtins.js';
-import { configFromToml } from './config-load.js';
-import type { JarvisConfig } from './config-types.js';
+import { configFromToml, type JarvisConfig } from './config/index.js';
 import {
   createEngine,
   discoverEngines,
@@ -301,5 +304,41 @@ describe('engine choice: unknown keys, the request log', () => {
       '--engine openai --base-url <url> (SDK: the engine and baseUrl options;',
     );
     expect(message).toContain('[engine.openai]');
+  });
+});
+
+describe('one selection: engines come from the registry', () => {
+  function registryWith(entries: Record<string, InferenceEngine>): Registry<unknown> {
+    const engines = new Registry<unknown>('EngineRegistry');
+    for (const [key, engine] of Object.entries(entries)) engines.registerValue(key, () => engine);
+    return engines;
+  }
+
+  it("getEngine makes an explicit key from the registry: a user's engine, or one under a built-in key", async () => {
+    const mine = new ScriptedEngine([], { engineId: 'mine' });
+    const registry = registryWith({ mine, vllm: mine });
+    expect(await getEngine({ key: 'mine', registry })).toEqual({ key: 'mine', engine: mine });
+    const vllm = await getEngine({ key: 'vllm', registry });
+    expect(vllm).toMatchObject({ key: 'vllm', address: 'http://127.0.0.1:8000' });
+    expect(vllm.engine).toBe(mine);
+  });
+
+  it('discovery probes the engine registered under a built-in key, and selection chooses it', async () => {
+    const mine = new ScriptedEngine([], { engineId: 'lmstudio' });
+    const settings: EngineSettings = { hosts: await allDown(), modelsDir: '/nonexistent/models' };
+    const chosen = await getEngine({ settings, registry: registryWith({ lmstudio: mine }) });
+    expect(chosen).toMatchObject({ key: 'lmstudio', address: settings.hosts?.lmstudio });
+    expect(chosen.engine).toBe(mine);
+  });
+
+  it('a server address without a key means the configured engine there, as in the SDK and CLI', async () => {
+    const server = await startScriptedOpenAIServer({ script: [{ content: 'there' }] });
+    servers.push(server);
+    const settings: EngineSettings = { hosts: await allDown(), baseUrl: server.baseUrl };
+    const chosen = await getEngine({ settings, preferredKey: 'vllm' });
+    expect(chosen).toMatchObject({ key: 'vllm', address: server.baseUrl });
+    const answer = await chosen.engine.generate([{ role: 'user', content: 'hi' }], { model: 'm' });
+    expect(answer.content).toBe('there');
+    await chosen.engine.close();
   });
 });

@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import type {
+  ChatHistoryItem,
+  ChatModelFunctions,
+  LlamaChatResponse,
+  LlamaChatResponseChunk,
+} from 'node-llama-cpp';
+import {
+  type Clock,
+  describeError,
+  EngineError,
+  elapsedSeconds,
+  type FinishReason,
+  type GenerateOptions,
+  type GenerateResult,
+  type InferenceEngine,
+  JarvisError,
+  type Message,
+  type StreamChunk,
+  splitReasoning,
+  systemClock,
+  type TokenUsage,
+} from '../../core/index.js';
+import { SerialLock } from './embedded-llama-lock.js';
+import { toChatHistory } from './embedded-llama-messages.js';
+import { ChunkQueue } from './embedded-llama-queue.js';
+import {
+  disposeRuntime,
+  type EmbeddedLlamaLogger,
+  type EmbeddedRuntime,
+  importNodeLlamaCpp,
+  loadRuntime,
+} from './embedded-llama-runtime.js';
+import {
+  type FunctionSelection,
+  forceFunctionCall,
+  selectFunctions,
+  toToolCalls,
+} from './embedded-llama-tools.js';
+
+export { findDefaultModel } from './embedded-llama-models.js';
+
+/** Options of an `EmbeddedLlamaEngine`. */
+export interface EmbeddedLlamaEngineOptions {
+  /** Path of the GGUF model file (the caller resolves it; see `findDefaultModel`). */
+  readonly modelPath: string;
+  /** Registry key reported by the engine (default `embedded`). */
+  readonly engineId?: string;
+  /** Model name reported in results and by `listModels` (default: the file name without `.gguf`). */
+  readonly modelName?: string;
+  /** Context window in tokens (default: as large as memory allows, at most 8192). */
+  readonly contextSize?: number;
+  /** Use a GPU when llama.cpp finds one (default false: CPU only). */
+  readonly gpu?: boolean;
+  /** CPU threads for llama.cpp (default: the number of cores Node reports). */
+  readonly threads?: number;
+  /** node-llama-cpp chat wrapper name such as `chatML` or `llama3.1` (default `auto`: from the model file). */
+  readonly chatWrapper?: string;
+  /** Sampling seed, so answers with a temperature above 0 repeat (default: random). */
+  readonly seed?: number;
+  /** Receives llama.cpp's warnings and errors; without it they are dropped. */
+  readonly onLog?: EmbeddedLlamaLogger;
+  readonly clock?: Clock;
+  /** Makes ids for the tool calls the model asks for (default `call_<uuid>`). */
+  readonly generateId?: () => string;
+}
+
+/** Receives text and reasoning as the model writes it. */
+type DeltaListener = (chunk: StreamChunk) => void;
+
+/**
+ * Runs a GGUF model in-process with node-llama-cpp (an optional dependency, imported on first use). The
+ * model loads on the first call and is shared by later ones; calls run one at a time on one context, which
+ * reuses the prompt prefix of the previous call. Tool calls are grammar-constrained, so their names and
+ * arguments always parse and follow the tool's schema; they are returned, never executed. Usage comes from
+ * node-llama-cpp's token meter, so `promptTokens` leaves out a prompt prefix reused from the previous call.
+ */
+export class EmbeddedLlamaEngine implements InferenceEngine {
+  readonly engineId: string;
+  /** The GGUF file this engine serves. */
+  readonly modelPath: string;
+  readonly #options: EmbeddedLlamaEngineOptions;
+  readonly #modelName: string;
+  readonly #clock: Clock;
+  readonly #generateId: () => string;
+  readonly #lock = new SerialLock();
+  readonly #closing = new AbortController();
+  #runtime: Promise<EmbeddedRuntime> | undefined;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: EmbeddedLlamaEngineOptions) {
+    this.engineId = options.engineId ?? 'embedded';
+    this.modelPath = options.modelPath;
+    this.#options = options;
+    this.#modelName = options.modelName ?? basename(options.modelPath).replace(/\.gguf$/i, '');
+    this.#clock = options.clock ?? systemClock;
+    this.#generateId = options.generateId ?? (() => `call_${randomUUID()}`);
+  }
+
+  /** Answers the conversation; `options.model` is not used to pick a model, the loaded file answers. */
+  async generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
+    return this.#run(messages, options, undefined);
+  }
+
+  /** Yields text (and reasoning) as it is generated, then the whole tool calls, then `end`. */
+  async *stream(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): AsyncIterable<StreamChunk> {
+    const queue = new ChunkQueue<StreamChunk>();
+    const consumerGone = new AbortController();
+    const signal = anySignal(options.signal, consumerGone.signal);
+    const finished = this.#run(messages, { ...options, signal }, (chunk) => queue.push(chunk)).then(
+      (result) => {
+        for (const toolCall of result.toolCalls) queue.push({ type: 'tool_call', toolCall });
+        queue.push(endChunk(result));
+        queue.close();
+      },
+      (error: unknown) => queue.fail(error),
+    );
+    try {
+      yield* queue;
+    } finally {
+      // A consumer that stops early ends the generation, and the lock is free again before we return.
+      consumerGone.abort();
+      await finished;
+    }
+  }
+
+  /** The one model this engine serves, or none when its file is missing. */
+  async listModels(): Promise<readonly string[]> {
+    return (await this.#modelFileExists()) ? [this.#modelName] : [];
+  }
+
+  /** True when node-llama-cpp can be imported, the model file exists and the engine is not closed. */
+  async health(): Promise<boolean> {
+    if (this.#closing.signal.aborted) return false;
+    try {
+      await importNodeLlamaCpp(this.engineId, this.modelPath);
+    } catch {
+      return false;
+    }
+    return this.#modelFileExists();
+  }
+
+  /** Cancels running calls, then frees the model, its context and llama.cpp; later calls fail. */
+  close(): Promise<void> {
+    this.#closed ??= this.#shutDown();
+    return this.#closed;
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#closing.abort(new Error('the engine was closed'));
+    // Waiting for the lock lets the cancelled call unwind before its context is freed.
+    await this.#lock.run(async () => {
+      const runtime = await this.#runtime?.catch(() => undefined);
+      this.#runtime = undefined;
+      if (runtime !== undefined) await disposeRuntime(runtime);
+    });
+  }
+
+  async #run(
+    messages: readonly Message[],
+    options: GenerateOptions,
+    onDelta: DeltaListener | undefined,
+  ): Promise<GenerateResult> {
+    const startedMs = this.#clock.monotonicMs();
+    const signal = anySignal(options.signal, this.#closing.signal);
+    const selection = selectFunctions(options.tools, options.toolChoice);
+    const history = toChatHistory(messages);
+    try {
+      return await this.#lock.run(async () => {
+        signal.throwIfAborted();
+        const runtime = await this.#load();
+        return await this.#respond({
+          runtime,
+          history,
+          selection,
+          options,
+          signal,
+          startedMs,
+          onDelta,
+        });
+      }, signal);
+    } catch (error) {
+      throw this.#toEngineError(error, signal);
+    }
+  }
+
+  #load(): Promise<EmbeddedRuntime> {
+    if (this.#runtime === undefined) {
+      const options = this.#options;
+      this.#runtime = loadRuntime({
+        engineId: this.engineId,
+        modelPath: this.modelPath,
+        gpu: options.gpu ?? false,
+        threads: options.threads ?? availableParallelism(),
+        contextSize: options.contextSize,
+        chatWrapper: options.chatWrapper ?? 'auto',
+        onLog: options.onLog,
+      });
+      // A failed load is retried by the next call (the file may have been fixed meanwhile).
+      this.#runtime.catch(() => {
+        this.#runtime = undefined;
+      });
+    }
+    return this.#runtime;
+  }
+
+  async #respond(call: ResponseCall): Promise<GenerateResult> {
+    const { runtime, selection, options } = call;
+    const chatWrapper = selection.forced
+      ? forceFunctionCall(runtime.chatWrapper, (value) => runtime.module.LlamaText(value))
+      : runtime.chatWrapper;
+    const chat = new runtime.module.LlamaChat({ contextSequence: runtime.sequence, chatWrapper });
+    const meterBefore = runtime.sequence.tokenMeter.getState();
+    let ttftSeconds: number | undefined;
+    const markFirstToken = (): void => {
+      ttftSeconds ??= elapsedSeconds(this.#clock, call.startedMs);
+    };
+    try {
+      const response = await chat.generateResponse(call.history, {
+        ...(selection.functions === undefined ? {} : { functions: selection.functions }),
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(this.#options.seed === undefined ? {} : { seed: this.#options.seed }),
+        maxTokens: options.maxTokens ?? runtime.context.contextSize,
+        signal: call.signal,
+        onResponseChunk: (chunk) => {
+          markFirstToken();
+          forwardChunk(chunk, call.onDelta);
+        },
+        onFunctionCallParamsChunk: markFirstToken,
+      });
+      const usage = usageSince(runtime, meterBefore);
+      return this.#toResult(
+        response,
+        usage,
+        ttftSeconds ?? elapsedSeconds(this.#clock, call.startedMs),
+      );
+    } finally {
+      chat.dispose({ disposeSequence: false });
+    }
+  }
+
+  #toResult(
+    response: LlamaChatResponse<ChatModelFunctions>,
+    usage: TokenUsage,
+    ttftSeconds: number,
+  ): GenerateResult {
+    // Chat formats that do not separate thoughts (ChatML, for one) leave `<think>` blocks in the text.
+    const split = splitReasoning(response.response);
+    const reasoning = [
+      ...response.fullResponse.flatMap((item) => (typeof item === 'string' ? [] : [item.text])),
+      split.reasoning,
+    ].join('');
+    return {
+      content: split.content,
+      toolCalls: toToolCalls(response.functionCalls, this.#generateId),
+      usage,
+      finishReason: toFinishReason(response.metadata.stopReason),
+      model: this.#modelName,
+      ttftSeconds,
+      ...(reasoning === '' ? {} : { reasoning }),
+    };
+  }
+
+  #toEngineError(error: unknown, signal: AbortSignal): Error {
+    if (JarvisError.isInstance(error)) return error;
+    if (this.#closing.signal.aborted) {
+      return new EngineError({
+        code: 'engine_unavailable',
+        engineId: this.engineId,
+        address: this.modelPath,
+        detail: 'the engine was closed; create a new one to load the model again',
+        cause: error,
+      });
+    }
+    if (signal.aborted) {
+      return new EngineError({
+        code: 'engine_cancelled',
+        engineId: this.engineId,
+        address: this.modelPath,
+        detail: 'the call was cancelled',
+        cause: error,
+      });
+    }
+    return new EngineError({
+      code: 'engine_model_error',
+      engineId: this.engineId,
+      address: this.modelPath,
+      detail: `generation failed: ${describeError(error)}`,
+      cause: error,
+    });
+  }
+
+  async #modelFileExists(): Promise<boolean> {
+    return stat(this.modelPath).then(
+      (info) => info.isFile(),
+      () => false,
+    );
+  }
+}
+
+/** Everything one model call needs once the lock is held. */
+interface ResponseCall {
+  readonly runtime: EmbeddedRuntime;
+  readonly history: ChatHistoryItem[];
+  readonly selection: FunctionSelection;
+  readonly options: GenerateOptions;
+  readonly signal: AbortSignal;
+  readonly startedMs: number;
+  readonly onDelta: DeltaListener | undefined;
+}
+
+function forwardChunk(chunk: LlamaChatResponseChunk, onDelta: DeltaListener | undefined): void {
+  if (onDelta === undefined || chunk.text === '') return;
+  onDelta({ type: chunk.type === 'segment' ? 'reasoning_delta' : 'text_delta', text: chunk.text });
+}
+
+/** Token counts of this call from node-llama-cpp's meter; a reused prompt prefix is not counted again. */
+function usageSince(
+  runtime: EmbeddedRuntime,
+  before: { readonly usedInputTokens: number; readonly usedOutputTokens: number },
+): TokenUsage {
+  const { usedInputTokens, usedOutputTokens } = runtime.sequence.tokenMeter.diff(before);
+  return {
+    promptTokens: usedInputTokens,
+    completionTokens: usedOutputTokens,
+    totalTokens: usedInputTokens + usedOutputTokens,
+  };
+}
+
+function toFinishReason(stopReason: LlamaChatResponse['metadata']['stopReason']): FinishReason {
+  switch (stopReason) {
+    case 'functionCalls':
+      return 'tool_calls';
+    case 'maxTokens':
+      return 'length';
+    case 'abort':
+      return 'cancelled';
+    default:
+      return 'stop';
+  }
+}
+
+function endChunk(result: GenerateResult): StreamChunk {
+  return {
+    type: 'end',
+    finishReason: result.finishReason,
+    usage: result.usage,
+    model: result.model,
+    ttftSeconds: result.ttftSeconds,
+  };
+}
+
+function anySignal(...signals: readonly (AbortSignal | undefined)[]): AbortSignal {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return present.length === 1 && present[0] !== undefined ? present[0] : AbortSignal.any(present);
+}

@@ -1,0 +1,576 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool } from 'undici';
+import {
+  type Clock,
+  createRedactor,
+  describeError,
+  EngineError,
+  JarvisError,
+  type Redactor,
+  systemClock,
+} from '../../core/index.js';
+import {
+  AttemptFailure,
+  bodyTooLarge,
+  cancelledFailure,
+  extractErrorMessage,
+  failProtocol,
+  parseRetryAfterMs,
+  timeoutFailure,
+  unexpectedFailure,
+} from './http-failures.js';
+import { StreamHandle } from './http-stream-handle.js';
+import {
+  AttemptScope,
+  type HttpTimeouts,
+  RequestDeadline,
+  requestTimeouts,
+  resolveTimeouts,
+  type TimeoutOptions,
+} from './http-timeouts.js';
+import { type EngineRequestLog, type EngineRequestLogEntry, reportRequest } from './request-log.js';
+
+export { extractErrorMessage, parseRetryAfterMs } from './http-failures.js';
+export { DEFAULT_HTTP_TIMEOUT_MS } from './http-timeouts.js';
+
+/** Waits `ms` milliseconds; rejects when `signal` aborts first. */
+export type SleepFunction = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Options of an `HttpClient`: one server, one keep-alive connection pool. */
+export interface HttpClientOptions extends TimeoutOptions {
+  /** `http(s)://host:port` with an optional path prefix that every request path is appended to. */
+  readonly baseUrl: string;
+  /** Named in every error (`vllm`, `ollama`, …). */
+  readonly engineId: string;
+  /** Sent with every request (for example `authorization`); values of credential headers are redacted from errors. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Secrets (API keys) that never appear in errors or request-log entries, whatever the server echoes. */
+  readonly secrets?: readonly (string | undefined)[];
+  /** Receives one entry per attempt and per finished stream (method, address, status, time, error). */
+  readonly onRequest?: EngineRequestLog;
+  /** Extra attempts after a transient failure; default 2 (3 attempts in all). */
+  readonly maxRetries?: number;
+  /** First backoff step; each retry doubles it, plus jitter. Default 500 ms. */
+  readonly retryBaseDelayMs?: number;
+  /** Cap of any wait between attempts, `Retry-After` included. Default 30 s. */
+  readonly maxRetryDelayMs?: number;
+  /** Largest JSON body accepted. Default 64 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Most connections open to the server at once (default 64: many agent runs may share one engine). */
+  readonly connections?: number;
+  /** Jitter source in [0, 1). Default `Math.random`. */
+  readonly random?: () => number;
+  /** How to wait between attempts. Default: a timer that the request's signal cancels. */
+  readonly sleep?: SleepFunction;
+  /** Turns a `Retry-After` date into a wait and times the request log. Default `systemClock`. */
+  readonly clock?: Clock;
+}
+
+/** One request: a path under the base URL, an optional JSON body, and per-request overrides. */
+export interface HttpRequest {
+  readonly method?: Dispatcher.HttpMethod;
+  /** Path under the base URL, starting with `/`. */
+  readonly path: string;
+  /** Sent as JSON when present. */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Cancels the request, including waits between attempts. */
+  readonly signal?: AbortSignal;
+  /** Longest wait for the first byte of this request's answer (and for any silence after it). */
+  readonly timeoutMs?: number;
+  readonly maxRetries?: number;
+  /** The model the request asks, named in timeout errors. */
+  readonly model?: string;
+}
+
+/** A successful (2xx) JSON answer. */
+export interface HttpJsonResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+  /** Attempts it took, 1 when the first one succeeded. */
+  readonly attempts: number;
+}
+
+/** A successful (2xx) streamed answer whose first bytes have arrived. */
+export interface HttpStreamResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly attempts: number;
+  /** The body as UTF-8 text pieces; iterate it to the end, or call `cancel()`. A cut-off body throws `EngineError`. */
+  readonly chunks: AsyncIterable<string>;
+  /** Drops the rest of the body and closes its connection (a server stops generating when it sees that). */
+  cancel(): void;
+  /**
+   * For an answer that is complete although its body has not ended yet (after SSE `[DONE]`): reads the rest in
+   * the background so the connection can be reused, and closes it if that takes longer than a second.
+   */
+  release(): void;
+}
+
+const ERROR_BODY_BYTES = 64 * 1024;
+const RETRIABLE_STATUSES = new Set([408, 409, 429]);
+/** Header names whose values are credentials. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|session|password/i;
+
+/**
+ * A small HTTP client for model servers over an undici keep-alive pool: JSON and streamed requests, separate
+ * connect, first-byte and idle timeouts under an overall deadline, cancellation by `AbortSignal`, and retries
+ * with backoff on transient failures. Every failure becomes an `EngineError` naming the engine, the address and
+ * the attempts made, with known secrets and secret-shaped text redacted.
+ */
+export class HttpClient {
+  readonly engineId: string;
+  /** Origin plus path prefix, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly #pool: Pool;
+  readonly #prefix: string;
+  readonly #options: HttpClientOptions;
+  readonly #timeouts: HttpTimeouts;
+  readonly #redact: Redactor;
+  #closed = false;
+
+  constructor(options: HttpClientOptions) {
+    const url = parseBaseUrl(options.baseUrl);
+    this.engineId = options.engineId;
+    this.#prefix = url.pathname.replace(/\/+$/, '');
+    this.baseUrl = `${url.origin}${this.#prefix}`;
+    this.#options = options;
+    this.#timeouts = resolveTimeouts(options);
+    this.#redact = clientRedactor(options);
+    // undici loads with the first client, not with the package: commands that never talk to a server skip it.
+    const { Pool: PoolClass } = createRequire(import.meta.url)('undici') as typeof import('undici');
+    this.#pool = new PoolClass(url.origin, {
+      connections: options.connections ?? 64,
+      connect: { timeout: this.#timeouts.connectMs },
+    });
+  }
+
+  /** The full URL of a path, as named in errors. */
+  address(path: string): string {
+    return `${this.baseUrl}${path}`;
+  }
+
+  /** Removes this client's secrets (API key, credential headers) and secret-shaped text from `text`. */
+  redact(text: string): string {
+    return this.#redact(text);
+  }
+
+  /** Sends a request and resolves to its parsed 2xx JSON body, retrying transient failures. */
+  async requestJson(request: HttpRequest): Promise<HttpJsonResponse> {
+    const deadline = this.#deadline(request);
+    try {
+      return await this.#withRetries(request, deadline, (attempts) =>
+        this.#attemptJson(request, deadline, attempts),
+      );
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  /**
+   * Sends a request and resolves once the 2xx answer's first bytes arrived; failures up to then are retried,
+   * failures after that (the body is being handed to the caller) are not.
+   */
+  async requestStream(request: HttpRequest): Promise<HttpStreamResponse> {
+    const deadline = this.#deadline(request);
+    try {
+      return await this.#withRetries(request, deadline, (attempts) =>
+        this.#attemptStream(request, deadline, attempts),
+      );
+    } catch (error) {
+      deadline.dispose();
+      throw error;
+    }
+  }
+
+  /** Closes every connection; requests still running fail. Calling it twice is harmless. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.destroy();
+  }
+
+  #deadline(request: HttpRequest): RequestDeadline {
+    return new RequestDeadline(requestTimeouts(this.#timeouts, request.timeoutMs).deadlineMs);
+  }
+
+  async #withRetries<T>(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    attempt: (attempts: number) => Promise<T>,
+  ): Promise<T> {
+    const maxAttempts = 1 + Math.max(0, request.maxRetries ?? this.#options.maxRetries ?? 2);
+    let acceptedTimeouts = 0;
+    for (let attempts = 1; ; attempts += 1) {
+      try {
+        return await attempt(attempts);
+      } catch (error) {
+        const failure =
+          error instanceof AttemptFailure
+            ? error
+            : unexpectedFailure(error, this.#timeouts, request.model);
+        if (failure.extra.acceptedTimeout === true) acceptedTimeouts += 1;
+        // A server that took the request and went silent is given one more chance, never more.
+        if (!failure.retriable || attempts >= maxAttempts || acceptedTimeouts > 1) {
+          throw this.#engineError(request, failure, attempts);
+        }
+        await this.#pause(request, deadline, failure, attempts);
+      }
+    }
+  }
+
+  async #pause(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    failure: AttemptFailure,
+    attempts: number,
+  ): Promise<void> {
+    const delayMs = this.#retryDelayMs(failure, attempts);
+    const sleep = this.#options.sleep ?? abortableSleep;
+    const signal =
+      request.signal === undefined
+        ? deadline.signal
+        : AbortSignal.any([request.signal, deadline.signal]);
+    try {
+      await sleep(delayMs, signal);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    }
+    if (request.signal?.aborted) {
+      throw this.#engineError(request, cancelledFailure(request.signal.reason), attempts);
+    }
+    if (deadline.expired) {
+      const timeouts = requestTimeouts(this.#timeouts, request.timeoutMs);
+      throw this.#engineError(
+        request,
+        timeoutFailure('deadline', timeouts, request.model),
+        attempts,
+      );
+    }
+  }
+
+  #retryDelayMs(failure: AttemptFailure, attempts: number): number {
+    const capMs = this.#options.maxRetryDelayMs ?? 30_000;
+    const retryAfterMs = failure.extra.retryAfterMs;
+    if (retryAfterMs !== undefined) return Math.min(capMs, retryAfterMs);
+    const stepMs = (this.#options.retryBaseDelayMs ?? 500) * 2 ** (attempts - 1);
+    const random = this.#options.random ?? Math.random;
+    return Math.min(capMs, stepMs / 2 + (stepMs / 2) * random());
+  }
+
+  async #attemptJson(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    attempts: number,
+  ): Promise<HttpJsonResponse> {
+    const scope = this.#openScope(request, deadline);
+    const startedMs = this.#logStartMs();
+    try {
+      const response = await this.#send(request, scope);
+      const restartIdle = () => scope.startTimer('idle');
+      restartIdle();
+      const limitBytes = this.#options.maxBodyBytes ?? 64 * 1024 * 1024;
+      const text = await readText(response.body, limitBytes, { onPiece: restartIdle });
+      if (text === undefined) throw bodyTooLarge();
+      const body = parseJson(text, this.#redact);
+      this.#log(request, { attempt: attempts, startedMs, status: response.statusCode });
+      return { status: response.statusCode, headers: response.headers, body, attempts };
+    } catch (error) {
+      const failure = this.#classify(error, scope, request);
+      this.#log(request, { attempt: attempts, startedMs, failure });
+      throw failure;
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  async #attemptStream(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    attempts: number,
+  ): Promise<HttpStreamResponse> {
+    const scope = this.#openScope(request, deadline);
+    const startedMs = this.#logStartMs();
+    let response: Dispatcher.ResponseData | undefined;
+    try {
+      response = await this.#send(request, scope);
+      const iterator = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      scope.stopTimer();
+      this.#log(request, { attempt: attempts, startedMs, status: response.statusCode });
+      const stream = { request, scope, deadline, response, iterator, first, attempts, startedMs };
+      return this.#streamResponse(stream);
+    } catch (error) {
+      response?.body.destroy();
+      scope.dispose();
+      const failure = this.#classify(error, scope, request);
+      this.#log(request, { attempt: attempts, startedMs, failure });
+      throw failure;
+    }
+  }
+
+  #streamResponse(stream: OpenStream): HttpStreamResponse {
+    const { response, iterator, scope, deadline } = stream;
+    const handle = new StreamHandle(response, iterator, scope, deadline);
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      attempts: stream.attempts,
+      chunks: this.#streamChunks(stream, handle),
+      cancel: () => handle.cancel(),
+      release: () => handle.release(),
+    };
+  }
+
+  async *#streamChunks(stream: OpenStream, handle: StreamHandle): AsyncGenerator<string> {
+    const decoder = new TextDecoder();
+    let next = stream.first;
+    let failure: AttemptFailure | undefined;
+    try {
+      while (next.done !== true) {
+        yield decoder.decode(next.value, { stream: true });
+        if (!handle.open) return;
+        try {
+          next = await this.#nextPiece(stream);
+        } catch (error) {
+          failure = this.#midStreamFailure(error, stream.scope, stream.request);
+          throw this.#engineError(stream.request, failure, stream.attempts);
+        }
+      }
+      const rest = decoder.decode();
+      if (rest !== '') yield rest;
+    } finally {
+      handle.cancel();
+      const { attempts: attempt, startedMs, response } = stream;
+      const status = response.statusCode;
+      this.#log(stream.request, { attempt, startedMs, status, failure, phase: 'stream_end' });
+    }
+  }
+
+  /** The next piece of a streamed body, within the idle timeout and the request's deadline. */
+  async #nextPiece(stream: OpenStream): Promise<IteratorResult<Buffer>> {
+    const { scope } = stream;
+    if (scope.timedOut !== undefined) throw new Error(`${scope.timedOut} timeout`);
+    scope.startTimer('idle');
+    try {
+      return await stream.iterator.next();
+    } finally {
+      scope.stopTimer();
+    }
+  }
+
+  #midStreamFailure(error: unknown, scope: AttemptScope, request: HttpRequest): AttemptFailure {
+    const failure = this.#classify(error, scope, request);
+    if (failure.code !== 'engine_unavailable') return failure;
+    const detail = `the stream was cut off: ${failure.detail}`;
+    return new AttemptFailure('engine_stream_cut', detail, false, { cause: error });
+  }
+
+  #openScope(request: HttpRequest, deadline: RequestDeadline): AttemptScope {
+    if (this.#closed)
+      throw new AttemptFailure('engine_unavailable', 'the client was closed', false);
+    const timeouts = requestTimeouts(this.#timeouts, request.timeoutMs);
+    return new AttemptScope(request.signal, deadline, timeouts);
+  }
+
+  async #send(request: HttpRequest, scope: AttemptScope): Promise<Dispatcher.ResponseData> {
+    const hasBody = request.body !== undefined;
+    const response = await this.#pool.request({
+      path: `${this.#prefix}${request.path}`,
+      method: request.method ?? (hasBody ? 'POST' : 'GET'),
+      headers: {
+        accept: 'application/json, text/event-stream, application/x-ndjson',
+        ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        ...this.#options.headers,
+        ...request.headers,
+      },
+      body: hasBody ? JSON.stringify(request.body) : null,
+      signal: scope.controller.signal,
+      // Our own first-byte timer fires first; undici's (default 300 s) must never cut a longer one short.
+      headersTimeout: scope.timeouts.firstByteMs + 1_000,
+      bodyTimeout: 0,
+    });
+    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    throw await this.#statusFailure(response);
+  }
+
+  async #statusFailure(response: Dispatcher.ResponseData): Promise<AttemptFailure> {
+    const status = response.statusCode;
+    const text = await readText(response.body, ERROR_BODY_BYTES, { truncate: true }).catch(
+      () => '',
+    );
+    // Redacted before it is shortened, so that a cut cannot leave half a key behind.
+    const message = extractErrorMessage(this.#redact(text ?? ''));
+    const detail = `HTTP ${status}${message === '' ? '' : `: ${message}`}`;
+    const retryAfterMs = parseRetryAfterMs(response.headers['retry-after'], this.#clock().nowMs());
+    const retriable = RETRIABLE_STATUSES.has(status) || status >= 500;
+    return new AttemptFailure('engine_http_error', detail, retriable, {
+      status,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+
+  #classify(error: unknown, scope: AttemptScope, request: HttpRequest): AttemptFailure {
+    if (scope.cancelled) return cancelledFailure(error);
+    if (scope.timedOut !== undefined)
+      return timeoutFailure(scope.timedOut, scope.timeouts, request.model, error);
+    if (error instanceof AttemptFailure) return error;
+    if (this.#closed)
+      return new AttemptFailure('engine_unavailable', 'the client was closed', false);
+    return unexpectedFailure(error, scope.timeouts, request.model);
+  }
+
+  #engineError(request: HttpRequest, failure: AttemptFailure, attempts: number): EngineError {
+    return new EngineError({
+      code: failure.code,
+      engineId: this.engineId,
+      address: this.#redact(this.address(request.path)),
+      detail: this.#redact(failure.detail),
+      attempts,
+      ...(failure.extra.status === undefined ? {} : { status: failure.extra.status }),
+      cause: failure.extra.cause,
+    });
+  }
+
+  #log(request: HttpRequest, step: LogStep): void {
+    if (this.#options.onRequest === undefined) return;
+    const { failure } = step;
+    const status = failure?.extra.status ?? step.status;
+    const entry: EngineRequestLogEntry = {
+      engineId: this.engineId,
+      method: request.method ?? (request.body === undefined ? 'GET' : 'POST'),
+      url: this.#redact(this.address(request.path)),
+      attempt: step.attempt,
+      phase: step.phase ?? 'response',
+      ...(status === undefined ? {} : { status }),
+      durationMs: Math.max(0, this.#clock().monotonicMs() - step.startedMs),
+      ...(failure === undefined ? {} : { error: this.#redact(failure.detail) }),
+    };
+    reportRequest(this.#options.onRequest, entry);
+  }
+
+  /** When an attempt started, for the request log (the clock is only read when there is a log). */
+  #logStartMs(): number {
+    return this.#options.onRequest === undefined ? 0 : this.#clock().monotonicMs();
+  }
+
+  #clock(): Clock {
+    return this.#options.clock ?? systemClock;
+  }
+}
+
+interface LogStep {
+  readonly attempt: number;
+  readonly startedMs: number;
+  readonly status?: number | undefined;
+  readonly failure?: AttemptFailure | undefined;
+  readonly phase?: EngineRequestLogEntry['phase'];
+}
+
+interface OpenStream {
+  readonly request: HttpRequest;
+  readonly scope: AttemptScope;
+  readonly deadline: RequestDeadline;
+  readonly response: Dispatcher.ResponseData;
+  readonly iterator: AsyncIterator<Buffer>;
+  readonly first: IteratorResult<Buffer>;
+  readonly attempts: number;
+  readonly startedMs: number;
+}
+
+/** The redactor of a client: its explicit secrets, and the values of its credential headers. */
+function clientRedactor(options: HttpClientOptions): Redactor {
+  const secrets: (string | undefined)[] = [...(options.secrets ?? [])];
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (!CREDENTIAL_HEADER.test(name)) continue;
+    secrets.push(value, /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1]);
+  }
+  return createRedactor(secrets);
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== ''
+  ) {
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: `Invalid engine base URL '${baseUrl}': expected http(s)://host:port with an optional path, such as http://127.0.0.1:8000/v1`,
+    });
+  }
+  return url;
+}
+
+/**
+ * Reads a body as UTF-8 text; `undefined` when it exceeds `limitBytes` (or, with `truncate`, the first part).
+ * `onPiece` is called after each piece that arrives.
+ */
+async function readText(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  limitBytes: number,
+  options: { readonly truncate?: boolean; readonly onPiece?: () => void } = {},
+): Promise<string | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  const truncate = options.truncate ?? false;
+  for await (const part of body) {
+    options.onPiece?.();
+    parts.push(part);
+    size += part.length;
+    if (size > limitBytes) {
+      body.destroy();
+      if (!truncate) return undefined;
+      break;
+    }
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function parseJson(text: string, redact: Redactor): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The parser's own message quotes the text, so the words come from a second parse of the redacted text.
+    const safe = redact(text);
+    const reason = describeJsonError(safe);
+    const preview = safe.length > 80 ? `${safe.slice(0, 80)}…` : safe;
+    return failProtocol(`the answer is not valid JSON (${reason}): ${JSON.stringify(preview)}`);
+  }
+}
+
+function describeJsonError(text: string): string {
+  try {
+    JSON.parse(text);
+    return 'invalid JSON';
+  } catch (error) {
+    return describeError(error);
+  }
+}
+
+/** The default wait between attempts: a timer that the signal cancels (rejecting with its reason). */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,63 @@
+import { JarvisError } from '../../core/index.js';
+import type { HttpEngineOptions } from '../http/engine-requests.js';
+import { HttpChatEngine } from '../http/http-chat-engine.js';
+import { OpenAIDialect } from './openai-dialect.js';
+
+/** Where each OpenAI-compatible server listens by default (`openai` has none: pass its base URL). */
+export const OPENAI_COMPATIBLE_DEFAULT_BASE_URLS: Readonly<Record<string, string>> = {
+  vllm: 'http://127.0.0.1:8000',
+  llamacpp: 'http://127.0.0.1:8080',
+  sglang: 'http://127.0.0.1:30000',
+  lmstudio: 'http://127.0.0.1:1234',
+};
+
+/** Options of an `OpenAICompatibleEngine`. */
+export interface OpenAICompatibleEngineOptions extends HttpEngineOptions {
+  /** The server, with or without a trailing `/v1`; defaults by `engineId` (see `OPENAI_COMPATIBLE_DEFAULT_BASE_URLS`). */
+  readonly baseUrl?: string;
+  /** Registry key named in errors: `vllm`, `llamacpp`, `sglang`, `lmstudio`, `openai` (default). */
+  readonly engineId?: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  readonly apiKey?: string;
+  /**
+   * Also read tool calls that the model wrote into its text (for servers without a tool-call parser). Default:
+   * on for the local servers (`vllm`, `llamacpp`, `sglang`, `lmstudio`), off for `openai`.
+   */
+  readonly textToolCalls?: boolean;
+  /** Ask streams for a usage chunk (`stream_options.include_usage`); default true. */
+  readonly streamUsage?: boolean;
+}
+
+/**
+ * An engine for any server that speaks the OpenAI Chat Completions API (vLLM, llama.cpp server, SGLang,
+ * LM Studio, OpenAI): tool calls, SSE streaming, reasoning kept out of the answer, retries on transient failures.
+ */
+export class OpenAICompatibleEngine extends HttpChatEngine {
+  constructor(options: OpenAICompatibleEngineOptions = {}) {
+    const engineId = options.engineId ?? 'openai';
+    const apiKey = options.apiKey;
+    const sentApiKey = apiKey !== undefined && apiKey !== '';
+    super({
+      ...options,
+      engineId,
+      // The server's address, without `/v1`.
+      baseUrl: resolveBaseUrl(engineId, options.baseUrl),
+      dialect: new OpenAIDialect({ streamUsage: options.streamUsage ?? true, sentApiKey }),
+      textToolCalls: options.textToolCalls ?? engineId !== 'openai',
+      headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...options.headers },
+      secrets: [apiKey],
+    });
+  }
+}
+
+/** The server address without a trailing slash or `/v1`, checked to be an http(s) URL. */
+function resolveBaseUrl(engineId: string, baseUrl: string | undefined): string {
+  const chosen = baseUrl ?? OPENAI_COMPATIBLE_DEFAULT_BASE_URLS[engineId];
+  if (chosen === undefined || chosen.trim() === '') {
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: `The '${engineId}' engine needs a baseUrl (for OpenAI: https://api.openai.com/v1); default addresses exist for ${Object.keys(OPENAI_COMPATIBLE_DEFAULT_BASE_URLS).join(', ')}`,
+    });
+  }
+  return chosen.trim().replace(/\/+$/, '').replace(/\/v1$/, '');
+}

@@ -1,0 +1,645 @@
+import { randomUUID } from 'node:crypto';
+import { isPlainObject, type ToolCall } from '../../core/index.js';
+
+/** Options of `extractTextToolCalls`. */
+export interface TextToolCallOptions {
+  /** Makes the id of a call whose text carries none (default: `call_` and 24 random hex digits). */
+  readonly generateId?: () => string;
+}
+
+/** The answer text with the recognised calls cut out, and those calls. */
+export interface TextToolCalls {
+  readonly content: string;
+  readonly toolCalls: ToolCall[];
+}
+
+/**
+ * Finds tool calls that a model wrote into its answer text instead of the structured field: Hermes / Qwen
+ * `<tool_call>` blocks, Llama 3.1 `<|python_tag|>`, Mistral `[TOOL_CALLS]` (JSON list or `name[ARGS]{…}`),
+ * Granite `<|tool_call|>`, Phi-4 `functools[…]`, and a reply that is nothing but a call: a JSON object or
+ * list (optionally in a ```json fence, `arguments` or `parameters`, OpenAI's `function` shape included) or
+ * Llama 3.2's pythonic `[name(a=1)]`. Only names in `offeredToolNames` count; arguments become JSON object
+ * text. JSON is read leniently (single quotes, trailing commas, Python `True`/`None`), in linear time.
+ * Returns `undefined` when nothing names an offered tool; never throws on any text.
+ */
+export function extractTextToolCalls(
+  content: string,
+  offeredToolNames: readonly string[],
+  options: TextToolCallOptions = {},
+): TextToolCalls | undefined {
+  if (offeredToolNames.length === 0) return undefined;
+  let found: Found | undefined;
+  try {
+    found = findCalls(content, new Set(offeredToolNames));
+  } catch {
+    // Only a bug could land here (every reader is bounded and checked); a reply is never worth a crash.
+    found = undefined;
+  }
+  if (found === undefined) return undefined;
+  return { content: found.content, toolCalls: assignIds(found.calls, options.generateId) };
+}
+
+/** A recognised call before it gets its id; `id` is the one the model wrote, if any. */
+interface Candidate {
+  readonly name: string;
+  readonly arguments: string;
+  readonly id: string | undefined;
+}
+
+interface Found {
+  readonly content: string;
+  readonly calls: readonly Candidate[];
+}
+
+/** Something read from `text`, and the index just after it. */
+interface Read<Value> {
+  readonly value: Value;
+  readonly end: number;
+}
+
+type Offered = ReadonlySet<string>;
+
+function findCalls(text: string, offered: Offered): Found | undefined {
+  let content = text;
+  const calls: Candidate[] = [];
+  for (const format of MARKED_FORMATS) {
+    if (!content.includes(format.marker)) continue;
+    const found = extractMarked(content, format, offered);
+    if (found === undefined) continue;
+    content = found.content;
+    for (const call of found.calls) calls.push(call);
+  }
+  if (calls.length > 0) return { content, calls };
+  const whole = readWholeReply(text, offered);
+  return whole === undefined ? undefined : { content: '', calls: whole };
+}
+
+function assignIds(calls: readonly Candidate[], generateId = defaultId): ToolCall[] {
+  const used = new Set<string>();
+  return calls.map((call) => {
+    const modelId = call.id !== undefined && MODEL_ID.test(call.id) ? call.id : undefined;
+    const id = modelId !== undefined && !used.has(modelId) ? modelId : generateId();
+    used.add(id);
+    return { id, name: call.name, arguments: call.arguments };
+  });
+}
+
+/** Ids the model wrote (Mistral's nine characters, OpenAI's `call_…`) are kept when they look like ids. */
+const MODEL_ID = /^[\w.:-]{1,64}$/;
+
+function defaultId(): string {
+  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Formats that mark calls with a special token
+
+/** Reads the calls after one marker, up to `limit` (the next marker or the end of the text). */
+type MarkedReader = (start: number, limit: number) => Read<readonly Candidate[]> | undefined;
+
+interface MarkedFormat {
+  readonly marker: string;
+  readonly reader: (text: string, offered: Offered) => MarkedReader;
+}
+
+const HERMES_CLOSE = '</tool_call>';
+const END_TOKENS = ['<|eom_id|>', '<|eot_id|>', '<|im_end|>', '<|end|>', '</s>'] as const;
+
+const MARKED_FORMATS: readonly MarkedFormat[] = [
+  { marker: '<tool_call>', reader: hermesReader },
+  { marker: '[TOOL_CALLS]', reader: mistralReader },
+  { marker: '<|python_tag|>', reader: sequenceReader },
+  { marker: '<|tool_call|>', reader: sequenceReader },
+  { marker: 'functools', reader: sequenceReader },
+];
+
+/** Cuts every marked call out of `text`; the text around them is kept, blocks that do not parse too. */
+function extractMarked(text: string, format: MarkedFormat, offered: Offered): Found | undefined {
+  const nextMarker = createFinder(text, format.marker);
+  const read = format.reader(text, offered);
+  const pieces: string[] = [];
+  const calls: Candidate[] = [];
+  let copied = 0;
+  let search = 0;
+  for (;;) {
+    const at = nextMarker(search);
+    if (at === -1) break;
+    const start = at + format.marker.length;
+    const following = nextMarker(start);
+    const found = read(start, following === -1 ? text.length : following);
+    search = found === undefined ? start : found.end;
+    if (found === undefined) continue;
+    pieces.push(text.slice(copied, at));
+    for (const call of found.value) calls.push(call);
+    copied = found.end;
+  }
+  if (calls.length === 0) return undefined;
+  pieces.push(text.slice(copied));
+  return { content: joinPieces(pieces), calls };
+}
+
+/**
+ * `<tool_call>{…}</tool_call>`; the closing tag may be missing at the end of the output. The JSON is read
+ * first, so a `</tool_call>` inside an argument string does not cut it; stray text before the closing tag
+ * (a doubled `}`) is dropped with the block.
+ */
+function hermesReader(text: string, offered: Offered): MarkedReader {
+  const nextClose = createFinder(text, HERMES_CLOSE);
+  return (start, limit) => {
+    const sequence = readCallSequence(text, start, limit, offered, false);
+    if (sequence === undefined) return undefined;
+    const close = nextClose(sequence.end);
+    const closed = close !== -1 && close + HERMES_CLOSE.length <= limit;
+    return { value: sequence.value, end: closed ? close + HERMES_CLOSE.length : sequence.end };
+  };
+}
+
+/** JSON values (or Llama's `name.call(a=1)`) separated by `;`, then an optional end-of-turn token. */
+function sequenceReader(text: string, offered: Offered): MarkedReader {
+  return (start, limit) => {
+    const sequence = readCallSequence(text, start, limit, offered, false);
+    if (sequence === undefined) return undefined;
+    return { value: sequence.value, end: skipEndToken(text, sequence.end, limit) };
+  };
+}
+
+/** `[TOOL_CALLS] [{…}]`, `[TOOL_CALLS][{…}]`, and `[TOOL_CALLS]name[ARGS]{…}` (with an optional `[CALL_ID]id`). */
+function mistralReader(text: string, offered: Offered): MarkedReader {
+  const readSequence = sequenceReader(text, offered);
+  return (start, limit) => {
+    const index = skipSpace(text, start, limit);
+    const first = text.charAt(index);
+    if (first === '[' || first === '{') return readSequence(index, limit);
+    const call = readMistralNamedCall(text, index, limit, offered);
+    if (call === undefined) return undefined;
+    return { value: [call.value], end: skipEndToken(text, call.end, limit) };
+  };
+}
+
+const MISTRAL_NAME = /[A-Za-z_][\w.-]*/y;
+const MISTRAL_CALL_ID = /\[CALL_ID\]([A-Za-z0-9_-]+)/y;
+
+function readMistralNamedCall(
+  text: string,
+  start: number,
+  limit: number,
+  offered: Offered,
+): Read<Candidate> | undefined {
+  const name = matchSticky(MISTRAL_NAME, text, start, limit);
+  if (name === undefined || !offered.has(name.value[0])) return undefined;
+  const callId = matchSticky(MISTRAL_CALL_ID, text, name.end, limit);
+  const argsAt = callId?.end ?? name.end;
+  if (!text.startsWith('[ARGS]', argsAt) || argsAt + 6 > limit) return undefined;
+  const args = readValue(text, argsAt + 6, limit, 0);
+  const normalised = args === undefined ? undefined : normaliseArguments(args.value);
+  if (args === undefined || normalised === undefined) return undefined;
+  return {
+    value: { name: name.value[0], arguments: normalised, id: callId?.value[1] },
+    end: args.end,
+  };
+}
+
+function skipEndToken(text: string, index: number, limit: number): number {
+  const at = skipSpace(text, index, limit);
+  const token = END_TOKENS.find((candidate) => text.startsWith(candidate, at));
+  return token !== undefined && at + token.length <= limit ? at + token.length : index;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A reply that is nothing but calls
+
+/** The whole reply as calls: JSON (possibly fenced), `;`-separated JSON objects, or pythonic calls. */
+function readWholeReply(text: string, offered: Offered): Candidate[] | undefined {
+  const inner = unwrapReply(text);
+  const first = inner.charAt(0);
+  if (first !== '{' && first !== '[' && !/[A-Za-z_]/.test(first)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(inner);
+  } catch {
+    const sequence = readCallSequence(inner, 0, inner.length, offered, true);
+    if (sequence === undefined) return undefined;
+    const rest = skipSeparators(inner, sequence.end, inner.length);
+    return rest === inner.length ? [...sequence.value] : undefined;
+  }
+  return callsFromValue(parsed, offered, true);
+}
+
+/** Trims the reply, drops end-of-turn tokens after it, and takes it out of a ``` fence. */
+function unwrapReply(text: string): string {
+  let inner = text.trim();
+  for (let token = endTokenOf(inner); token !== undefined; token = endTokenOf(inner)) {
+    inner = inner.slice(0, -token.length).trimEnd();
+  }
+  if (inner.length >= 6 && inner.startsWith('```') && inner.endsWith('```')) {
+    inner = inner
+      .slice(3, -3)
+      .replace(/^[A-Za-z]*\s/, '')
+      .trim();
+  }
+  return inner;
+}
+
+function endTokenOf(text: string): string | undefined {
+  return END_TOKENS.find((token) => text.endsWith(token));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Calls from values
+
+/** Keys that name the tool, and keys that hold its arguments, in the order they are looked for. */
+const NAME_KEYS = ['name', 'function', 'tool', 'tool_name'] as const;
+const ARGUMENT_KEYS = ['arguments', 'parameters', 'tool_input', 'args', 'input'] as const;
+
+/**
+ * Reads calls until the text stops looking like one, skipping separators (`,`, `;`, fences) between them.
+ * `strict` (a reply that is only calls) refuses objects with keys a call does not have.
+ */
+function readCallSequence(
+  text: string,
+  start: number,
+  limit: number,
+  offered: Offered,
+  strict: boolean,
+): Read<readonly Candidate[]> | undefined {
+  const calls: Candidate[] = [];
+  let end = start;
+  for (;;) {
+    const index = skipSeparators(text, end, limit);
+    if (index >= limit) break;
+    const read = readCalls(text, index, limit, offered, strict);
+    if (read === undefined) break;
+    for (const call of read.value) calls.push(call);
+    end = read.end;
+  }
+  return calls.length > 0 ? { value: calls, end } : undefined;
+}
+
+function readCalls(
+  text: string,
+  index: number,
+  limit: number,
+  offered: Offered,
+  strict: boolean,
+): Read<readonly Candidate[]> | undefined {
+  const value = readValue(text, index, limit, 0);
+  if (value === undefined) return readPythonCalls(text, index, limit, offered);
+  const calls = callsFromValue(value.value, offered, strict);
+  return calls === undefined ? undefined : { value: calls, end: value.end };
+}
+
+/** One call object, a list of them, or `{"tool_calls": [...]}`; all of them must be calls, or none count. */
+function callsFromValue(
+  value: unknown,
+  offered: Offered,
+  strict: boolean,
+): Candidate[] | undefined {
+  if (isPlainObject(value) && Array.isArray(value.tool_calls) && isToolCallsMessage(value)) {
+    return callsFromValue(value.tool_calls, offered, strict);
+  }
+  const items = Array.isArray(value) ? value : [value];
+  const calls: Candidate[] = [];
+  for (const item of items) {
+    const call = callFromObject(item, offered, strict);
+    if (call === undefined) return undefined;
+    calls.push(call);
+  }
+  return calls.length > 0 ? calls : undefined;
+}
+
+/** `{"tool_calls": […]}`, possibly as a whole OpenAI message without text. */
+function isToolCallsMessage(value: Record<string, unknown>): boolean {
+  const content = value.content;
+  return (
+    hasOnlyKeys(value, ['tool_calls', 'role', 'content']) &&
+    (content === undefined || content === null || content === '')
+  );
+}
+
+function callFromObject(value: unknown, offered: Offered, strict: boolean): Candidate | undefined {
+  if (!isPlainObject(value)) return undefined;
+  if (isPlainObject(value.function)) {
+    if (strict && !hasOnlyKeys(value, ['id', 'type', 'function'])) return undefined;
+    const inner = callFromObject(value.function, offered, strict);
+    return inner === undefined ? undefined : { ...inner, id: stringOrUndefined(value.id) };
+  }
+  const nameKey = NAME_KEYS.find((key) => typeof ownValue(value, key) === 'string');
+  const name = nameKey === undefined ? undefined : String(value[nameKey]);
+  if (name === undefined || !offered.has(name)) return undefined;
+  const argumentsKey = ARGUMENT_KEYS.find((key) => ownValue(value, key) !== undefined);
+  if (strict && !hasOnlyKeys(value, [nameKey ?? '', argumentsKey ?? '', 'id', 'type'])) {
+    return undefined;
+  }
+  const args = normaliseArguments(argumentsKey === undefined ? undefined : value[argumentsKey]);
+  return args === undefined
+    ? undefined
+    : { name, arguments: args, id: stringOrUndefined(value.id) };
+}
+
+/** Arguments as JSON object text: objects are serialised, JSON text is kept when it is an object. */
+function normaliseArguments(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null) return '{}';
+  if (isPlainObject(raw)) return safeStringify(raw);
+  if (typeof raw !== 'string') return undefined;
+  const text = raw.trim();
+  if (text === '') return '{}';
+  try {
+    if (isPlainObject(JSON.parse(text))) return raw;
+  } catch {
+    // Not strict JSON: read it leniently below.
+  }
+  const loose = readValue(text, 0, text.length, 0);
+  if (loose === undefined || !isPlainObject(loose.value)) return undefined;
+  return skipSpace(text, loose.end, text.length) === text.length
+    ? safeStringify(loose.value)
+    : undefined;
+}
+
+function ownValue(value: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+function hasOnlyKeys(value: Record<string, unknown>, allowed: readonly string[]): boolean {
+  return Object.keys(value).every((key) => allowed.includes(key));
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function safeStringify(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    // Too deeply nested for the stack: not arguments worth running.
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Pythonic calls: `[get_weather(city='Paris', days=3), calculator(expression="2+2")]`
+
+const CALL_NAME = /[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*/y;
+const KEYWORD = /[A-Za-z_]\w*/y;
+
+function readPythonCalls(
+  text: string,
+  index: number,
+  limit: number,
+  offered: Offered,
+): Read<readonly Candidate[]> | undefined {
+  if (text.charAt(index) !== '[') {
+    const call = readPythonCall(text, index, limit, offered);
+    return call === undefined ? undefined : { value: [call.value], end: call.end };
+  }
+  const calls: Candidate[] = [];
+  let at = index + 1;
+  for (;;) {
+    const call = readPythonCall(text, skipSpace(text, at, limit), limit, offered);
+    if (call === undefined) return undefined;
+    calls.push(call.value);
+    at = skipSpace(text, call.end, limit);
+    const next = at < limit ? text.charAt(at) : '';
+    if (next === ']') return { value: calls, end: at + 1 };
+    if (next !== ',') return undefined;
+    at += 1;
+  }
+}
+
+/** `name(key=value, …)`; Llama 3.1's built-in form `name.call(…)` names `name`. Positional arguments fail. */
+function readPythonCall(
+  text: string,
+  index: number,
+  limit: number,
+  offered: Offered,
+): Read<Candidate> | undefined {
+  const match = matchSticky(CALL_NAME, text, index, limit);
+  const path = match?.value[0] ?? '';
+  const name = offered.has(path) ? path : path.endsWith('.call') ? path.slice(0, -5) : '';
+  if (match === undefined || !offered.has(name)) return undefined;
+  let at = skipSpace(text, match.end, limit);
+  if (at >= limit || text.charAt(at) !== '(') return undefined;
+  const args: Record<string, unknown> = Object.create(null);
+  at = skipSpace(text, at + 1, limit);
+  while (at < limit && text.charAt(at) !== ')') {
+    const key = matchSticky(KEYWORD, text, at, limit);
+    const equals = key === undefined ? limit : skipSpace(text, key.end, limit);
+    if (key === undefined || equals >= limit || text.charAt(equals) !== '=') return undefined;
+    const value = readValue(text, equals + 1, limit, 0);
+    if (value === undefined) return undefined;
+    args[key.value[0]] = value.value;
+    at = skipSpace(text, value.end, limit);
+    if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
+    else if (at >= limit || text.charAt(at) !== ')') return undefined;
+  }
+  const serialised = at < limit ? safeStringify(args) : undefined;
+  return serialised === undefined
+    ? undefined
+    : { value: { name, arguments: serialised, id: undefined }, end: at + 1 };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Lenient JSON: JSON plus single quotes, trailing commas, bare keys and Python's True/False/None
+
+/** Deeper values are refused rather than risking the stack. */
+const MAX_DEPTH = 64;
+const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
+const WORD = /[A-Za-z_$][\w$]*/y;
+const WORDS = new Map<string, unknown>([
+  ['true', true],
+  ['false', false],
+  ['null', null],
+  ['True', true],
+  ['False', false],
+  ['None', null],
+]);
+const ESCAPES = new Map([
+  ['n', '\n'],
+  ['t', '\t'],
+  ['r', '\r'],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['/', '/'],
+  ['\\', '\\'],
+  ['"', '"'],
+  ["'", "'"],
+]);
+
+/** Reads one value starting at `index` (after whitespace), never past `limit`. */
+function readValue(
+  text: string,
+  index: number,
+  limit: number,
+  depth: number,
+): Read<unknown> | undefined {
+  const start = skipSpace(text, index, limit);
+  if (start >= limit || depth > MAX_DEPTH) return undefined;
+  const char = text.charAt(start);
+  if (char === '{') return readObject(text, start + 1, limit, depth + 1);
+  if (char === '[') return readArray(text, start + 1, limit, depth + 1);
+  if (char === '"' || char === "'") return readString(text, start, limit);
+  const number = matchSticky(NUMBER, text, start, limit);
+  if (number !== undefined) return { value: Number(number.value[0]), end: number.end };
+  const word = matchSticky(WORD, text, start, limit);
+  if (word === undefined || !WORDS.has(word.value[0])) return undefined;
+  return { value: WORDS.get(word.value[0]), end: word.end };
+}
+
+function readObject(
+  text: string,
+  index: number,
+  limit: number,
+  depth: number,
+): Read<unknown> | undefined {
+  // A null prototype keeps a `__proto__` key an ordinary key.
+  const object: Record<string, unknown> = Object.create(null);
+  let at = skipSpace(text, index, limit);
+  while (at < limit && text.charAt(at) !== '}') {
+    const key = readKey(text, at, limit);
+    const colon = key === undefined ? limit : skipSpace(text, key.end, limit);
+    if (key === undefined || colon >= limit || text.charAt(colon) !== ':') return undefined;
+    const value = readValue(text, colon + 1, limit, depth);
+    if (value === undefined) return undefined;
+    object[key.value] = value.value;
+    at = skipSpace(text, value.end, limit);
+    if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
+    else if (at >= limit || text.charAt(at) !== '}') return undefined;
+  }
+  return at < limit ? { value: object, end: at + 1 } : undefined;
+}
+
+function readArray(
+  text: string,
+  index: number,
+  limit: number,
+  depth: number,
+): Read<unknown> | undefined {
+  const array: unknown[] = [];
+  let at = skipSpace(text, index, limit);
+  while (at < limit && text.charAt(at) !== ']') {
+    const value = readValue(text, at, limit, depth);
+    if (value === undefined) return undefined;
+    array.push(value.value);
+    at = skipSpace(text, value.end, limit);
+    if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
+    else if (at >= limit || text.charAt(at) !== ']') return undefined;
+  }
+  return at < limit ? { value: array, end: at + 1 } : undefined;
+}
+
+function readKey(text: string, index: number, limit: number): Read<string> | undefined {
+  const char = text.charAt(index);
+  if (char === '"' || char === "'") return readString(text, index, limit);
+  const word = matchSticky(WORD, text, index, limit);
+  return word === undefined ? undefined : { value: word.value[0], end: word.end };
+}
+
+/** A `"…"` or `'…'` string with JSON escapes; raw line breaks are allowed, unknown escapes kept as written. */
+function readString(text: string, index: number, limit: number): Read<string> | undefined {
+  const quote = text.charAt(index);
+  let value = '';
+  let run = index + 1;
+  let at = run;
+  while (at < limit) {
+    const char = text.charAt(at);
+    if (char === quote) return { value: value + text.slice(run, at), end: at + 1 };
+    if (char !== '\\') {
+      at += 1;
+      continue;
+    }
+    value += text.slice(run, at);
+    const escaped = readEscape(text, at + 1, limit);
+    if (escaped === undefined) return undefined;
+    value += escaped.value;
+    at = escaped.end;
+    run = at;
+  }
+  return undefined;
+}
+
+function readEscape(text: string, index: number, limit: number): Read<string> | undefined {
+  if (index >= limit) return undefined;
+  const char = text.charAt(index);
+  if (char !== 'u') return { value: ESCAPES.get(char) ?? `\\${char}`, end: index + 1 };
+  const hex = text.slice(index + 1, index + 5);
+  if (index + 5 > limit || !/^[0-9a-fA-F]{4}$/.test(hex)) return undefined;
+  return { value: String.fromCharCode(Number.parseInt(hex, 16)), end: index + 5 };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Text helpers
+
+/** Runs a sticky regex at `index`; the match must end by `limit`. */
+function matchSticky(
+  pattern: RegExp,
+  text: string,
+  index: number,
+  limit: number,
+): Read<RegExpExecArray> | undefined {
+  pattern.lastIndex = index;
+  const match = pattern.exec(text);
+  const end = index + (match?.[0].length ?? 0);
+  return match === null || end > limit ? undefined : { value: match, end };
+}
+
+function skipSpace(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
+}
+
+/** Skips whitespace, `,`, `;` and code fences (```` ```json ````) between calls. */
+function skipSeparators(text: string, index: number, limit: number): number {
+  let at = index;
+  for (;;) {
+    at = skipSpace(text, at, limit);
+    if (at < limit && (text.charAt(at) === ',' || text.charAt(at) === ';')) at += 1;
+    else if (at + 3 <= limit && text.startsWith('```', at))
+      at = skipFenceLanguage(text, at + 3, limit);
+    else return at;
+  }
+}
+
+function skipFenceLanguage(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && /[A-Za-z]/.test(text.charAt(at))) at += 1;
+  return at;
+}
+
+/**
+ * Returns a search for `needle` from a position that never moves backwards; it remembers the last hit, so
+ * searching for a needle that is far away (or absent) from many positions stays linear.
+ */
+function createFinder(text: string, needle: string): (from: number) => number {
+  let hit = -2;
+  return (from) => {
+    if (hit === -1 || hit >= from) return hit;
+    hit = text.indexOf(needle, from);
+    return hit;
+  };
+}
+
+/**
+ * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the
+ * whitespace that stood on the left of the cut, or else the whitespace on its right.
+ */
+function joinPieces(pieces: readonly string[]): string {
+  const parts: string[] = [];
+  let gap = '';
+  for (const piece of pieces) {
+    const core = piece.trim();
+    if (core === '') {
+      if (gap === '') gap = piece;
+      continue;
+    }
+    const lead = piece.slice(0, piece.length - piece.trimStart().length);
+    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
+    parts.push(core);
+    gap = piece.slice(piece.trimEnd().length);
+  }
+  return parts.join('');
+}

@@ -1,0 +1,93 @@
+import { didYouMean, type InferenceEngine, JarvisError } from '../core/index.js';
+import {
+  EmbeddedLlamaEngine,
+  findDefaultModel,
+  OllamaEngine,
+  OPENAI_COMPATIBLE_DEFAULT_BASE_URLS,
+  OpenAICompatibleEngine,
+} from '../engine/index.js';
+import {
+  defaultModelsDir,
+  type EngineSettings,
+  engineAddress,
+  OPENAI_API_BASE_URL,
+  sameServer,
+} from './engine-settings.js';
+
+/** The built-in engine keys. */
+export const ENGINE_KEYS = [
+  'ollama',
+  'vllm',
+  'llamacpp',
+  'sglang',
+  'lmstudio',
+  'openai',
+  'embedded',
+] as const;
+
+/** One of the built-in engine keys. */
+export type EngineKey = (typeof ENGINE_KEYS)[number];
+
+/** Makes the client of one engine; unknown keys are errors naming the known ones. */
+export async function createEngine(
+  key: string,
+  settings: EngineSettings = {},
+): Promise<InferenceEngine> {
+  if (key === 'embedded')
+    return new EmbeddedLlamaEngine({ modelPath: await resolveModelPath(settings) });
+  return createServerEngine(key, settings);
+}
+
+/** Makes the client of an engine that is a server (every built-in key but `embedded`). */
+export function createServerEngine(key: string, settings: EngineSettings): InferenceEngine {
+  const baseUrl = engineAddress(key, settings);
+  const textToolCalls = settings.textToolCalls ?? key !== 'openai';
+  const http = {
+    ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
+    ...(settings.requestLog === undefined ? {} : { onRequest: settings.requestLog }),
+  };
+  if (key === 'ollama') return new OllamaEngine({ host: baseUrl, textToolCalls, ...http });
+  if (key === 'openai' && settings.baseUrl === undefined && settings.hosts?.openai === undefined) {
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message:
+        "The 'openai' engine needs a server address: pass --base-url (SDK: the baseUrl option), or set `host` " +
+        `under [engine.openai] in the config or OPENAI_BASE_URL (for OpenAI itself: ${OPENAI_API_BASE_URL})`,
+    });
+  }
+  if (key !== 'openai' && !(key in OPENAI_COMPATIBLE_DEFAULT_BASE_URLS))
+    throw unknownEngineKey(key);
+  return new OpenAICompatibleEngine({
+    engineId: key,
+    baseUrl,
+    textToolCalls,
+    ...apiKeyFor(baseUrl, settings),
+    ...http,
+  });
+}
+
+/** The unknown-key error of `createEngine`, naming the built-in keys and the closest one. */
+function unknownEngineKey(key: string): JarvisError {
+  return new JarvisError({
+    code: 'unknown_engine',
+    message: `Unknown engine '${key}'. Available: ${ENGINE_KEYS.join(', ')}.${didYouMean(key, ENGINE_KEYS)}`,
+  });
+}
+
+/** The API key, for the one address it was configured for (see `EngineSettings.apiKey`); else nothing. */
+function apiKeyFor(address: string, settings: EngineSettings): { apiKey?: string } {
+  if (settings.apiKey === undefined) return {};
+  const owner = settings.baseUrl ?? settings.hosts?.openai ?? OPENAI_API_BASE_URL;
+  return sameServer(address, owner) ? { apiKey: settings.apiKey } : {};
+}
+
+async function resolveModelPath(settings: EngineSettings): Promise<string> {
+  if (settings.modelPath !== undefined) return settings.modelPath;
+  const directory = settings.modelsDir ?? defaultModelsDir();
+  const found = await findDefaultModel(directory);
+  if (found !== undefined) return found;
+  throw new JarvisError({
+    code: 'engine_not_found',
+    message: `The embedded engine needs a GGUF model: set \`model_path\` under [engine.embedded] in the config, or put a .gguf file in ${directory}`,
+  });
+}
