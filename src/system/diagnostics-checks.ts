@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { describeError } from '../core/index.js';
 import { SQLiteMemory } from '../memory/index.js';
 import { INSTALL_HINT, type SandboxSelection } from '../tools/index.js';
-import type { JarvisConfig } from './config-types.js';
+import type { JarvisConfig } from './config/index.js';
 import { type EngineStatus, type SurveyEnginesOptions, surveyEngines } from './engine-survey.js';
 import { buildSystem } from './system.js';
 

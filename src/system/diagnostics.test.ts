@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../testing/index.js';
 import { INSTALL_HINT, type SandboxBackend, type SandboxSelection } from '../tools/index.js';
-import { configFromToml } from './config-load.js';
+import { configFromToml } from './config/index.js';
 import { runDiagnostics } from './diagnostics.js';
 import { checkHome, checkNode, checkSandbox, checkSqlite } from './diagnostics-checks.js';
 

@@ -1,12 +1,13 @@
 import { homedir } from 'node:os';
 import type { SandboxSelection } from '../tools/index.js';
 import {
+  type ConfigWarning,
   configFromToml,
   configLocation,
+  type JarvisConfig,
   type LoadConfigOptions,
   loadConfig,
-} from './config-load.js';
-import type { ConfigWarning, JarvisConfig } from './config-types.js';
+} from './config/index.js';
 import {
   checkEngines,
   checkHome,

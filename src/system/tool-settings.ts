@@ -1,6 +1,5 @@
 import type { WebSearchProviderName, WebSearchToolOptions } from '../tools/index.js';
-
-type Environment = Readonly<Record<string, string | undefined>>;
+import type { Environment } from './config/index.js';
 
 /**
  * The web_search provider the environment selects: a self-hosted SearXNG (`SEARXNG_URL`) first, since it is
@@ -25,10 +24,13 @@ const API_KEY_VARIABLES: Readonly<Partial<Record<WebSearchProviderName, string>>
  */
 export function webSearchSettings(
   env: Environment,
-  configured: { readonly provider?: string | undefined; readonly baseUrl?: string | undefined },
+  configured: {
+    readonly provider?: WebSearchProviderName | undefined;
+    readonly baseUrl?: string | undefined;
+  },
 ): WebSearchToolOptions {
-  if (configured.provider === undefined) return webSearchSettingsFromEnv(env);
-  const provider = configured.provider as WebSearchProviderName;
+  const { provider } = configured;
+  if (provider === undefined) return webSearchSettingsFromEnv(env);
   if (provider === 'searxng') {
     const baseUrl = configured.baseUrl ?? env.SEARXNG_URL;
     return baseUrl === undefined ? { provider } : { provider, baseUrl };

@@ -3,8 +3,8 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_CONFIG_BYTES, readConfigFile } from './config-file.js';
-import { loadConfig } from './config-load.js';
+import { MAX_CONFIG_BYTES, readConfigFile } from './file.js';
+import { loadConfig } from './load.js';
 
 let folder: string;
 

@@ -1,5 +1,5 @@
-import type { Environment } from './config-env.js';
-import type { JarvisConfig, McpServerConfig } from './config-types.js';
+import type { Environment } from './env.js';
+import type { JarvisConfig, McpServerConfig } from './schema.js';
 
 /**
  * The secrets a configuration and the environment hold, so that one redactor (core's `createRedactor`) can

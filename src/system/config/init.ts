@@ -1,5 +1,5 @@
-import { configLocation, type LoadConfigOptions } from './config-load.js';
-import { type WrittenStarterConfig, writeStarterConfig } from './config-starter.js';
+import { configLocation, type LoadConfigOptions } from './load.js';
+import { type WrittenStarterConfig, writeStarterConfig } from './starter.js';
 
 /** Options of `initConfig`: where the config goes (as `loadConfig` would look for it) and whether to replace it. */
 export interface InitConfigOptions extends LoadConfigOptions {

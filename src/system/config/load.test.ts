@@ -2,17 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JarvisError } from '../core/index.js';
-import type { ConfigProblem } from './config-fields.js';
-import { indexKeyLines } from './config-lines.js';
-import {
-  type ConfigContext,
-  ConfigError,
-  configFromToml,
-  configLocation,
-  loadConfig,
-} from './config-load.js';
-import type { JarvisConfig } from './config-types.js';
+import { JarvisError } from '../../core/index.js';
+import { indexKeyLines } from './lines.js';
+import { type ConfigContext, configFromToml, configLocation, loadConfig } from './load.js';
+import { ConfigError, type ConfigProblem } from './problems.js';
+import type { JarvisConfig } from './schema.js';
 
 const HOME_DIR = '/home/tester';
 const HOME = '/home/tester/.openjarvis';
@@ -830,6 +824,29 @@ prefix = "a b"
         ['mcp.servers[3].prefix', 15],
       ]);
       expect(problems[0]?.message).toBe("duplicate MCP server name 'dup'; names must be unique");
+    });
+
+    it('reports a repeated name together with the other problems of that server', () => {
+      const problems = problemsOf(`[[mcp.servers]]
+name = "dup"
+command = "a"
+[[mcp.servers]]
+name = "dup"
+command = "b"
+env = { "1BAD" = "x" }
+`);
+      expect(problems.map(({ key, line, message }) => ({ key, line, message }))).toEqual([
+        {
+          key: 'mcp.servers[1].name',
+          line: 5,
+          message: "duplicate MCP server name 'dup'; names must be unique",
+        },
+        {
+          key: 'mcp.servers[1].env',
+          line: 7,
+          message: 'expected a table of NAME = "text" entries, got a table',
+        },
+      ]);
     });
 
     it('accepts servers written as an inline array and warns about unknown keys in one', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFromToml } from './config-load.js';
+import { configFromToml } from './load.js';
 
 const CONTEXT = { home: '/home/tester/.openjarvis', homeDir: '/home/tester' };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED } from '../core/index.js';
-import { configFromToml } from './config-load.js';
-import { configSecrets, looksSecretName, secretsInText } from './config-secrets.js';
+import { createRedactor, REDACTED } from '../../core/index.js';
+import { configFromToml } from './load.js';
+import { configSecrets, looksSecretName, secretsInText } from './secrets.js';
 
 const CONTEXT = { home: '/h/.openjarvis', cwd: '/w', homeDir: '/h' };
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { describeError, JarvisError } from '../core/index.js';
+import { describeError, JarvisError } from '../../core/index.js';
 
 /**
  * The commented config file `jarvis init` writes. Every setting is commented out and shows its default (or an

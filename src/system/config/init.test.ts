@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JarvisError } from '../core/index.js';
-import { initConfig } from './config-init.js';
-import { STARTER_CONFIG } from './config-starter.js';
+import { JarvisError } from '../../core/index.js';
+import { initConfig } from './init.js';
+import { STARTER_CONFIG } from './starter.js';
 
 let home: string;
 

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
-import { describeError, JarvisError } from '../core/index.js';
-import type { ConfigLocation } from './config-load.js';
+import { describeError, JarvisError } from '../../core/index.js';
+import type { ConfigLocation } from './load.js';
 
 /** The largest config file read (1 MiB): a config is a few kilobytes; anything bigger is the wrong file. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;

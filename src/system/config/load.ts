@@ -1,25 +1,28 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
-import { createRedactor, describeError, JarvisError, type Redactor } from '../core/index.js';
-import { resolvePath } from './config-checks.js';
-import { applyEngineEnvironment, type Environment } from './config-env.js';
-import { syntaxExcerpt } from './config-excerpt.js';
-import { ConfigIssues, type ConfigProblem, TableReader } from './config-fields.js';
-import { readConfigFile } from './config-file.js';
-import { indexKeyLines } from './config-lines.js';
-import { configSecrets, environmentSecrets, secretsInText } from './config-secrets.js';
+import { createRedactor, describeError, JarvisError, type Redactor } from '../../core/index.js';
+import type { ConfigWhere } from './build.js';
 import {
-  type PathContext,
-  readAgent,
-  readEngine,
-  readImports,
-  readMemory,
-  readScheduler,
-  readTelemetry,
-} from './config-sections.js';
-import { readMcp, readTools } from './config-tools.js';
-import type { ConfigWarning, JarvisConfig } from './config-types.js';
+  applyEngineEnvironment,
+  type Environment,
+  environmentSchema,
+  environmentWarnings,
+} from './env.js';
+import { syntaxExcerpt } from './excerpt.js';
+import { readConfigFile } from './file.js';
+import { indexKeyLines } from './lines.js';
+import { resolvePath } from './paths.js';
+import {
+  ConfigError,
+  type ConfigWarning,
+  environmentProblems,
+  fileProblems,
+  inFileOrder,
+} from './problems.js';
+import { configSchema, type JarvisConfig } from './schema.js';
+import { configSecrets, environmentSecrets, secretsInText } from './secrets.js';
+import { configWarnings } from './warnings.js';
 
 /** Options of `loadConfig`; each defaults to the real process (environment, current and home folder). */
 export interface LoadConfigOptions {
@@ -55,20 +58,6 @@ export interface ConfigLocation {
   readonly path: string;
   readonly namedBy: 'option' | 'OPENJARVIS_CONFIG' | undefined;
 }
-
-/** Invalid values in a config file or the environment; `problems` lists every one (code `config_invalid`). */
-export class ConfigError extends JarvisError {
-  /** Every invalid value, in file order, then the environment variables. */
-  readonly problems: readonly ConfigProblem[];
-
-  constructor(problems: readonly ConfigProblem[]) {
-    super({ code: 'config_invalid', message: describeProblems(problems) });
-    this.problems = problems;
-  }
-}
-
-/** The upstream sections this port has no use for: accepted with a warning. */
-const UNUSED_SECTIONS = ['security', 'learning', 'server', 'traces', 'sandbox', 'channel'];
 
 /**
  * Finds the home folder (`OPENJARVIS_HOME`, default `<homeDir>/.openjarvis`) and the config file
@@ -126,43 +115,41 @@ export function configFromToml(text: string, file: string, context: ConfigContex
   return buildConfig(table, { file, text: source }, context);
 }
 
-/** Maps the parsed tables to a `JarvisConfig`, collecting every problem before throwing. */
+/** Checks the parsed tables and the environment with the schema, collecting every problem before throwing. */
 function buildConfig(
   table: Readonly<Record<string, unknown>>,
   source: { readonly file: string | undefined; readonly text: string },
   context: ConfigContext,
 ): LoadedConfig {
-  const issues = new ConfigIssues({ file: source.file, lineOf: indexKeyLines(source.text) });
-  const root = new TableReader(table, [], issues);
-  const paths: PathContext = {
+  const where: ConfigWhere = {
     home: context.home,
     cwd: context.cwd,
     homeDir: context.homeDir,
     configDir: source.file === undefined ? undefined : dirname(source.file),
-  };
-  const engine = readEngine(root, paths);
-  const config: JarvisConfig = {
-    home: context.home,
     configPath: source.file,
-    engine:
-      context.env === undefined ? engine : applyEngineEnvironment(engine, context.env, issues),
-    agent: readAgent(root),
-    memory: readMemory(root, paths),
-    tools: readTools(root, paths),
-    scheduler: readScheduler(root, paths),
-    telemetry: readTelemetry(root, paths),
-    mcp: readMcp(root),
-    imports: readImports(root, paths),
   };
-  root.ignore(UNUSED_SECTIONS);
-  root.finish();
-  const redact = createRedactor([
-    ...secretsInText(source.text),
-    ...configSecrets(config, context.env ?? {}),
-  ]);
-  const errors = issues.errors.map((problem) => redactIssue(problem, redact));
-  if (errors.length > 0) throw new ConfigError(inFileOrder(errors));
-  return { config, warnings: inFileOrder(issues.warnings.map((w) => redactIssue(w, redact))) };
+  const lineOf = indexKeyLines(source.text);
+  const parsed = configSchema.safeParse({ file: table, where });
+  const env = environmentSchema.safeParse(context.env ?? {});
+  const errors = [
+    ...fileProblems(parsed.error?.issues ?? [], source.file, lineOf),
+    ...environmentProblems(env.error?.issues ?? []),
+  ];
+  const secrets = [...secretsInText(source.text), ...environmentSecrets(context.env ?? {})];
+  if (!parsed.success || !env.success || errors.length > 0) {
+    const redact = createRedactor(secrets);
+    throw new ConfigError(inFileOrder(errors.map((problem) => redactIssue(problem, redact))));
+  }
+  const config: JarvisConfig = {
+    ...parsed.data,
+    engine: applyEngineEnvironment(parsed.data.engine, env.data),
+  };
+  const warnings = [
+    ...configWarnings(table, source.file, lineOf),
+    ...environmentWarnings(env.data),
+  ];
+  const redact = createRedactor([...secrets, ...configSecrets(config, context.env ?? {})]);
+  return { config, warnings: inFileOrder(warnings.map((warning) => redactIssue(warning, redact))) };
 }
 
 /** A problem or warning with its key and message redacted (values quoted in messages may be secrets). */
@@ -171,13 +158,6 @@ function redactIssue<T extends { readonly key: string; readonly message: string 
   redact: Redactor,
 ): T {
   return { ...issue, key: redact(issue.key), message: redact(issue.message) };
-}
-
-function inFileOrder<T extends { readonly line: number | undefined }>(items: readonly T[]): T[] {
-  return items.toSorted(
-    (left, right) =>
-      (left.line ?? Number.MAX_SAFE_INTEGER) - (right.line ?? Number.MAX_SAFE_INTEGER),
-  );
 }
 
 /**
@@ -206,20 +186,4 @@ function redactedCause(error: TomlError, redact: Redactor): Error {
   const cause = new Error(redact(error.message.split('\n')[0] ?? ''));
   cause.name = 'TomlError';
   return Object.assign(cause, { line: error.line, column: error.column });
-}
-
-/** One message listing every problem as `file:line: key: what` (environment variables by name). */
-function describeProblems(problems: readonly ConfigProblem[]): string {
-  const lines = problems.map((problem) => {
-    if (problem.file === undefined)
-      return `  environment variable ${problem.key}: ${problem.message}`;
-    const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`;
-    return `  ${where}: ${problem.key}: ${problem.message}`;
-  });
-  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  return [
-    `Invalid configuration (${count}):`,
-    ...lines,
-    'Fix the values above and run again; the starter config that `jarvis init` writes documents every key.',
-  ].join('\n');
 }

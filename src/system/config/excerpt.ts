@@ -1,4 +1,4 @@
-import { type Redactor, safeForTerminal } from '../core/index.js';
+import { type Redactor, safeForTerminal } from '../../core/index.js';
 
 /** Characters of one excerpt line shown around the error column; longer lines are cut with `…`. */
 const EXCERPT_WIDTH = 80;

@@ -2,8 +2,11 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ConfigContext, configFromToml } from './config-load.js';
-import { STARTER_CONFIG, writeStarterConfig } from './config-starter.js';
+import type * as z from 'zod/mini';
+import { fileSchema, keyNotes } from './file-schema.js';
+import { type ConfigContext, configFromToml } from './load.js';
+import { STARTER_CONFIG, writeStarterConfig } from './starter.js';
+import { readingOf } from './warnings.js';
 
 const CONTEXT: ConfigContext = {
   home: '/home/tester/.openjarvis',
@@ -17,59 +20,21 @@ function uncommented(text: string): string {
   return text.replace(/^# ((?:[a-z_]+ = .*)|(?:\[\[?[a-z_.]+\]\]?))$/gm, '$1');
 }
 
-/** Every key of our own schema, as `[section] key`, which the starter file must document. */
-const DOCUMENTED_KEYS = [
-  '[] imports',
-  '[engine] default',
-  '[engine] model',
-  '[engine] timeout_seconds',
-  '[engine.ollama] host',
-  '[engine.vllm] host',
-  '[engine.llamacpp] host',
-  '[engine.sglang] host',
-  '[engine.lmstudio] host',
-  '[engine.openai] host',
-  '[engine.openai] api_key',
-  '[engine.embedded] model_path',
-  '[engine.embedded] models_dir',
-  '[agent] default_agent',
-  '[agent] max_turns',
-  '[agent] temperature',
-  '[agent] max_tokens',
-  '[agent] system_prompt',
-  '[agent] tools',
-  '[memory] backend',
-  '[memory] db_path',
-  '[memory] context_injection',
-  '[memory] top_k',
-  '[memory] min_score',
-  '[memory] max_context_tokens',
-  '[memory] chunk_size',
-  '[memory] chunk_overlap',
-  '[tools.file_read] allowed_dirs',
-  '[tools.file_read] allow_secret_files',
-  '[tools.web_search] provider',
-  '[tools.web_search] base_url',
-  '[tools.code_interpreter] backend',
-  '[tools.code_interpreter] max_concurrent',
-  '[tools.code_interpreter] memory_mb',
-  '[tools.code_interpreter] allow_unsandboxed',
-  '[scheduler] db_path',
-  '[scheduler] concurrency',
-  '[scheduler] catchup_window_seconds',
-  '[scheduler] min_interval_seconds',
-  '[scheduler] max_runs_per_task_per_minute',
-  '[telemetry] enabled',
-  '[telemetry] db_path',
-  '[[mcp.servers]] name',
-  '[[mcp.servers]] command',
-  '[[mcp.servers]] args',
-  '[[mcp.servers]] env',
-  '[[mcp.servers]] prefix',
-  '[[mcp.servers]] timeout_seconds',
-  '[[mcp.servers]] url',
-  '[[mcp.servers]] headers',
-];
+/** Every key of our own schema (not the upstream aliases and ignored keys), as `[section] key`. */
+function schemaKeys(shape: Readonly<Record<string, z.core.$ZodType>>, header = '[]'): string[] {
+  return Object.entries(shape).flatMap(([key, schema]) => {
+    if (keyNotes.get(schema) !== undefined) return [];
+    const reading = readingOf(schema);
+    const name = header === '[]' ? key : `${header.replace(/^\[+|\]+$/g, '')}.${key}`;
+    if (reading?.kind === 'table') return schemaKeys(reading.shape, `[${name}]`);
+    const entry = reading?.kind === 'tables' ? readingOf(reading.entry) : undefined;
+    if (entry?.kind === 'table') return schemaKeys(entry.shape, `[[${name}]]`);
+    return [`${header} ${key}`];
+  });
+}
+
+const fileShape = readingOf(fileSchema);
+const DOCUMENTED_KEYS = fileShape?.kind === 'table' ? schemaKeys(fileShape.shape) : [];
 
 /** The `# key =` settings of the starter text, each as `[section] key` under the header above it. */
 function documentedKeys(text: string): string[] {
@@ -131,6 +96,9 @@ describe('STARTER_CONFIG', () => {
     const documented = documentedKeys(STARTER_CONFIG);
     const indented = /^#\s+(url|headers) = /gm;
     expect([...STARTER_CONFIG.matchAll(indented)]).toHaveLength(2);
+    expect(DOCUMENTED_KEYS).toContain('[engine.openai] api_key');
+    expect(DOCUMENTED_KEYS).toContain('[[mcp.servers]] headers');
+    expect(DOCUMENTED_KEYS).not.toContain('[agent] default_tools');
     expect(new Set(documented)).toEqual(new Set(DOCUMENTED_KEYS));
   });
 });

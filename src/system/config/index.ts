@@ -1,0 +1,32 @@
+export type { Environment } from './env.js';
+export { MAX_CONFIG_BYTES, readConfigFile } from './file.js';
+export { type InitConfigOptions, initConfig } from './init.js';
+export {
+  type ConfigContext,
+  type ConfigLocation,
+  configFromToml,
+  configLocation,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+} from './load.js';
+export { ConfigError, type ConfigProblem, type ConfigWarning } from './problems.js';
+export type {
+  AgentConfig,
+  CodeInterpreterConfig,
+  EngineConfig,
+  JarvisConfig,
+  McpConfig,
+  McpServerConfig,
+  MemoryConfig,
+  SchedulerConfig,
+  TelemetryConfig,
+  ToolsConfig,
+} from './schema.js';
+export { configSecrets, environmentSecrets } from './secrets.js';
+export {
+  STARTER_CONFIG,
+  type WriteStarterConfigOptions,
+  type WrittenStarterConfig,
+  writeStarterConfig,
+} from './starter.js';
