@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/tools/builtin/__fixtures__/calculator-python.json: what real Python 3 gives for calculator inputs.
+"""Writes src/tools/builtin/calculator/__fixtures__/calculator-python.json: what real Python 3 gives for calculator inputs.
 
 Each expression is parsed with Python's own `ast` module and evaluated by a whitelist walker with the calculator's
 grammar (numbers, + - * / // % **, unary + -, pi, e, abs round min max, math.sqrt log log10 log2 sin cos tan ceil
@@ -21,7 +21,7 @@ import random
 import sys
 from pathlib import Path
 
-OUTPUT = Path(__file__).resolve().parent.parent / "src/tools/builtin/__fixtures__/calculator-python.json"
+OUTPUT = Path(__file__).resolve().parent.parent / "src/tools/builtin/calculator/__fixtures__/calculator-python.json"
 MAX_DIGITS = 4300
 SEED = 20240611
 GENERATED = 600

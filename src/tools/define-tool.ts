@@ -11,6 +11,13 @@ import {
 } from '../core/index.js';
 import { BaseTool } from './base-tool.js';
 import { normalizeResult } from './run-with-deadline.js';
+import { resolveToolParameters } from './schema-parameters.js';
+import type {
+  StandardIssue,
+  StandardJsonSchemaConverter,
+  StandardSchemaOutput,
+  StandardSchemaV1,
+} from './standard-schema.js';
 
 /** What a defined tool's `execute` may return: text, or text with metadata, usage, cost, or a failure flag. */
 export type ToolOutput =
@@ -37,27 +44,44 @@ interface ToolDefinitionBase<Args> {
   execute(args: Args, context: ToolContext): ToolOutput | Promise<ToolOutput>;
 }
 
-/** A tool definition whose parameters are a zod object: `execute` receives the parsed, typed arguments. */
-export interface ZodToolDefinition<Schema extends z.ZodObject>
-  extends ToolDefinitionBase<z.output<Schema>> {
+/**
+ * A validator `defineTool` takes as `parameters`: a Standard Schema of an object that can produce JSON Schema,
+ * through Standard JSON Schema (zod 4.2+, arktype, valibot's converter) or as a zod 4 core schema (`zod/mini`,
+ * zod 3.25's `zod/v4`). zod 3 schemas have no JSON Schema and are refused.
+ */
+export type ToolParametersSchema = StandardSchemaV1<unknown, object> &
+  (
+    | { readonly '~standard': { readonly jsonSchema: StandardJsonSchemaConverter } }
+    | { readonly _zod: object }
+  );
+
+/** A tool definition whose parameters are a validator (zod 4, ...): `execute` receives the parsed, typed arguments. */
+export interface SchemaToolDefinition<Schema extends ToolParametersSchema>
+  extends ToolDefinitionBase<StandardSchemaOutput<Schema>> {
   readonly parameters: Schema;
 }
+
+/**
+ * A tool definition whose parameters are a zod 4 object.
+ * @deprecated Use `SchemaToolDefinition`, which takes any validator `defineTool` accepts.
+ */
+export type ZodToolDefinition<Schema extends z.ZodObject> = SchemaToolDefinition<Schema>;
 
 /** A tool definition whose parameters are a JSON Schema: `execute` receives the validated arguments object. */
 export interface JsonSchemaToolDefinition<Args> extends ToolDefinitionBase<Args> {
   readonly parameters?: JsonSchema;
 }
 
-/** Defines a tool from one object with a zod object schema (argument types inferred). */
-export function defineTool<Schema extends z.ZodObject>(
-  definition: ZodToolDefinition<Schema>,
+/** Defines a tool from one object with a validator schema such as a zod 4 object (argument types inferred). */
+export function defineTool<Schema extends ToolParametersSchema>(
+  definition: SchemaToolDefinition<Schema>,
 ): BaseTool;
 /** Defines a tool from one object with a JSON Schema (arguments typed by the caller, `ToolArguments` by default). */
 export function defineTool<Args = ToolArguments>(
   definition: JsonSchemaToolDefinition<Args>,
 ): BaseTool;
 export function defineTool(
-  definition: ZodToolDefinition<z.ZodObject> | JsonSchemaToolDefinition<ToolArguments>,
+  definition: SchemaToolDefinition<ToolParametersSchema> | JsonSchemaToolDefinition<ToolArguments>,
 ): BaseTool {
   return new DefinedTool(definition);
 }
@@ -67,63 +91,47 @@ const NEVER_ABORTED = new AbortController().signal;
 class DefinedTool extends BaseTool {
   readonly toolId: string;
   readonly spec: ToolSpec;
-  readonly #zodSchema: z.ZodObject | undefined;
+  readonly #validator: StandardSchemaV1 | undefined;
   readonly #run: ToolDefinitionBase<unknown>['execute'];
 
   constructor(
-    definition: ZodToolDefinition<z.ZodObject> | JsonSchemaToolDefinition<ToolArguments>,
+    definition:
+      | SchemaToolDefinition<ToolParametersSchema>
+      | JsonSchemaToolDefinition<ToolArguments>,
   ) {
     super();
     const { parameters, execute, ...rest } = definition;
-    this.#zodSchema = isZodSchema(parameters) ? parameters : undefined;
+    const resolved = resolveToolParameters(parameters, definition.name);
+    this.#validator = resolved.validator;
     this.toolId = definition.name;
-    this.spec = createToolSpec({
-      ...rest,
-      parameters: isZodSchema(parameters) ? zodToParameters(parameters) : (parameters ?? {}),
-    });
+    this.spec = createToolSpec({ ...rest, parameters: resolved.jsonSchema });
     this.#run = execute as ToolDefinitionBase<unknown>['execute'];
   }
 
   override async execute(params: ToolArguments, context?: ToolContext): Promise<ToolResult> {
     let args: unknown = params;
-    if (this.#zodSchema !== undefined) {
-      const parsed = this.#zodSchema.safeParse(params);
-      if (!parsed.success) {
-        // zod itself loads only on this path: the schema's own methods did the rest.
-        const { z: zod } = await import('zod');
+    if (this.#validator !== undefined) {
+      const parsed = await this.#validator['~standard'].validate(params);
+      if (parsed.issues !== undefined) {
         return this.failure(
-          `Invalid arguments for tool '${this.toolId}': ${zod.prettifyError(parsed.error)}`,
+          `Invalid arguments for tool '${this.toolId}': ${parsed.issues.map(describeIssue).join('; ')}`,
           'invalid_arguments',
         );
       }
-      args = parsed.data;
+      args = parsed.value;
     }
     const output = await this.#run(args, context ?? { signal: NEVER_ABORTED });
     return normalizeResult(this.toolId, output);
   }
 }
 
-function isZodSchema(value: unknown): value is z.ZodObject {
-  return typeof value === 'object' && value !== null && '_zod' in value;
-}
-
-/** The JSON Schema of a zod object as a model should see it: input shape, no `$schema`, no int64 noise. */
-function zodToParameters(schema: z.ZodObject): JsonSchema {
-  const { $schema: _draft, ...json } = schema.toJSONSchema({
-    io: 'input',
-    unrepresentable: 'any',
-  });
-  return stripSafeIntegerBounds(json) as JsonSchema;
-}
-
-function stripSafeIntegerBounds(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripSafeIntegerBounds);
-  if (typeof value !== 'object' || value === null) return value;
-  const result: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (key === 'minimum' && item === Number.MIN_SAFE_INTEGER) continue;
-    if (key === 'maximum' && item === Number.MAX_SAFE_INTEGER) continue;
-    result[key] = stripSafeIntegerBounds(item);
-  }
-  return result;
+/** One validator issue in the executor's words: `argument 'a.b[0]': <message>`. */
+function describeIssue(issue: StandardIssue): string {
+  const path = (issue.path ?? [])
+    .map((segment) => (typeof segment === 'object' ? segment.key : segment))
+    .map((key, index) =>
+      typeof key === 'number' ? `[${key}]` : index === 0 ? String(key) : `.${String(key)}`,
+    )
+    .join('');
+  return path === '' ? issue.message : `argument '${path}': ${issue.message}`;
 }

@@ -1,10 +1,11 @@
-import { isPlainObject } from '../../core/index.js';
+import { isPlainObject } from '../../../core/index.js';
 import {
   arrayField,
   endpoint,
   expectSuccess,
   hitFrom,
   parseJsonObject,
+  requiresApiKey,
   type SearchProvider,
   takeHits,
 } from './web-search-provider.js';
@@ -13,8 +14,7 @@ import {
 export const braveProvider: SearchProvider = {
   label: 'Brave',
   defaultBaseUrl: 'https://api.search.brave.com',
-  missingConfiguration: ({ apiKey }) =>
-    apiKey === undefined || apiKey === '' ? 'No API key configured. Set BRAVE_API_KEY.' : undefined,
+  missingConfiguration: requiresApiKey('BRAVE_API_KEY'),
   async search({ query, maxResults, baseUrl, apiKey, userAgent, http }) {
     const url = endpoint(baseUrl, 'res/v1/web/search');
     url.searchParams.set('q', query);

@@ -5,8 +5,8 @@ import {
   type ToolContext,
   type ToolResult,
   type ToolSpec,
-} from '../../core/index.js';
-import { BaseTool } from '../base-tool.js';
+} from '../../../core/index.js';
+import { BaseTool } from '../../base-tool.js';
 import type { HostLookup } from './ssrf-guard.js';
 import { braveProvider } from './web-search-brave.js';
 import { duckDuckGoProvider } from './web-search-duckduckgo.js';

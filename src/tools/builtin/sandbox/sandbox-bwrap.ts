@@ -1,5 +1,5 @@
 import { type FileHandle, open } from 'node:fs/promises';
-import type { Clock } from '../../core/index.js';
+import type { Clock } from '../../../core/index.js';
 import type { SandboxBackend, SandboxRequest } from './sandbox-backend.js';
 import type { SandboxLimits, SandboxSlots } from './sandbox-limits.js';
 import { type ChildRunResult, runChild } from './sandbox-process.js';

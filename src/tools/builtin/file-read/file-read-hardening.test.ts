@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolResult } from '../../core/index.js';
-import { ToolExecutor } from '../executor.js';
+import type { ToolResult } from '../../../core/index.js';
+import { ToolExecutor } from '../../executor.js';
 import { FILE_READ_MAX_BYTES, FileReadTool } from './file-read.js';
 import { inspectFile, readVerifiedFile } from './file-read-open.js';
 import { resolveTarget } from './file-read-paths.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EventBus } from '../../core/index.js';
-import { ToolExecutor } from '../executor.js';
+import { EventBus } from '../../../core/index.js';
+import { ToolExecutor } from '../../executor.js';
+import { ThinkTool } from '../think.js';
 import { CalculatorTool } from './calculator.js';
-import { ThinkTool } from './think.js';
 
 describe('CalculatorTool', () => {
   const calc = new CalculatorTool();

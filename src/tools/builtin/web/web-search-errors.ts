@@ -1,4 +1,4 @@
-import { describeError, JarvisError } from '../../core/index.js';
+import { describeError, JarvisError } from '../../../core/index.js';
 
 const NETWORK_ERRORS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection refused',

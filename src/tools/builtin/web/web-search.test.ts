@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolExecutor } from '../executor.js';
+import { ToolExecutor } from '../../executor.js';
 import { WebSearchTool, type WebSearchToolOptions } from './web-search.js';
 import type { FetchLike, FetchLikeInit } from './web-search-provider.js';
 

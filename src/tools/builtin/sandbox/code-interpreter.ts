@@ -4,8 +4,8 @@ import {
   type ToolContext,
   type ToolResult,
   type ToolSpec,
-} from '../../core/index.js';
-import { BaseTool } from '../base-tool.js';
+} from '../../../core/index.js';
+import { BaseTool } from '../../base-tool.js';
 import { formatRun } from './code-interpreter-format.js';
 import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
 import { DEFAULT_SANDBOX_LIMITS } from './sandbox-limits.js';

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { describeError, JarvisError } from '../../core/index.js';
+import { describeError, JarvisError } from '../../../core/index.js';
 
 /** Where a requested path really points: an existing file, a missing one, or one that cannot be resolved. */
 export type ResolvedTarget =

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
-import type { JsonValue, ToolErrorCode } from '../../core/index.js';
-import { capOutput } from '../output-cap.js';
+import type { JsonValue, ToolErrorCode } from '../../../core/index.js';
+import { capOutput } from '../../output-cap.js';
 import type { SandboxName } from './sandbox-backend.js';
 import type { ChildRunResult } from './sandbox-process.js';
 

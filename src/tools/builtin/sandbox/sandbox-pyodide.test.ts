@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../core/index.js';
+import { systemClock } from '../../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
 import type { SandboxSelection } from './sandbox-backend.js';
 import type { BwrapJail } from './sandbox-bwrap.js';
@@ -160,6 +160,13 @@ describe('pyodide backend selection', () => {
     expect(bwrapOnly.ok ? '' : bwrapOnly.reason).toMatch(/^python3 not found/);
     expect(unresolved.ok ? '' : unresolved.reason).toMatch(
       /^the pyodide package cannot be resolved/,
+    );
+    // The install command names the version package.json pins as the optional peer dependency.
+    const manifest = JSON.parse(
+      await readFile(new URL('../../../../package.json', import.meta.url), 'utf8'),
+    );
+    expect(unresolved.ok ? '' : unresolved.reason).toContain(
+      `npm install pyodide@${manifest.peerDependencies.pyodide}`,
     );
   });
 });

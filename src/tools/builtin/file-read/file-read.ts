@@ -6,8 +6,8 @@ import {
   type ToolContext,
   type ToolResult,
   type ToolSpec,
-} from '../../core/index.js';
-import { BaseTool } from '../base-tool.js';
+} from '../../../core/index.js';
+import { BaseTool } from '../../base-tool.js';
 import { inspectFile, type ReadRefusal, readVerifiedFile } from './file-read-open.js';
 import {
   expandHome,

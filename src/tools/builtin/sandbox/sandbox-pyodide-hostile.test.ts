@@ -3,7 +3,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock, type ToolResult } from '../../core/index.js';
+import { systemClock, type ToolResult } from '../../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
 import type { SandboxSelection } from './sandbox-backend.js';
 import { type BwrapJail, runJailed, UNPRIVILEGED_HOST_ID } from './sandbox-bwrap.js';

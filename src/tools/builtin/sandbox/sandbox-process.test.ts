@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../core/index.js';
+import { systemClock } from '../../../core/index.js';
 import { runChild } from './sandbox-process.js';
 
 const base = { stdin: '', timeoutMs: 5_000, maxStreamBytes: 1024, clock: systemClock } as const;

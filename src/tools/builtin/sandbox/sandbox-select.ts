@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, lstat, readlink, realpath } from 'node:fs/promises';
-import { type Clock, systemClock } from '../../core/index.js';
+import { type Clock, systemClock } from '../../../core/index.js';
 import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
 import {
   type BwrapJail,

@@ -4,6 +4,7 @@ import {
   expectSuccess,
   hitFrom,
   parseJsonObject,
+  requiresApiKey,
   type SearchProvider,
   takeHits,
 } from './web-search-provider.js';
@@ -12,10 +13,7 @@ import {
 export const tavilyProvider: SearchProvider = {
   label: 'Tavily',
   defaultBaseUrl: 'https://api.tavily.com',
-  missingConfiguration: ({ apiKey }) =>
-    apiKey === undefined || apiKey === ''
-      ? 'No API key configured. Set TAVILY_API_KEY.'
-      : undefined,
+  missingConfiguration: requiresApiKey('TAVILY_API_KEY'),
   async search({ query, maxResults, baseUrl, apiKey, userAgent, http }) {
     const response = await http({
       url: endpoint(baseUrl, 'search'),

@@ -1,4 +1,4 @@
-import { isPlainObject, JarvisError } from '../../core/index.js';
+import { isPlainObject, JarvisError } from '../../../core/index.js';
 import { sendHttpRequest, WEB_FETCH_MAX_BYTES } from './web-fetch.js';
 import { decodeEntities } from './web-search-entities.js';
 
@@ -63,6 +63,12 @@ export interface SearchProvider {
     search: Pick<ProviderSearch, 'apiKey' | 'baseUrl'>,
   ) => string | undefined;
   readonly search: (search: ProviderSearch) => Promise<readonly SearchHit[]>;
+}
+
+/** A `missingConfiguration` for a provider that needs an API key (read from `variable` by the system layer). */
+export function requiresApiKey(variable: string): SearchProvider['missingConfiguration'] {
+  return ({ apiKey }) =>
+    apiKey === undefined || apiKey === '' ? `No API key configured. Set ${variable}.` : undefined;
 }
 
 /** A provider answered, but not with something usable; the message says what was wrong. */

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../../core/index.js';
+import type { Clock } from '../../../core/index.js';
 import type { SandboxBackend } from './sandbox-backend.js';
 import type { SandboxLimits, SandboxSlots } from './sandbox-limits.js';
 

@@ -3,8 +3,8 @@ import {
   type ToolArguments,
   type ToolResult,
   type ToolSpec,
-} from '../../core/index.js';
-import { BaseTool } from '../base-tool.js';
+} from '../../../core/index.js';
+import { BaseTool } from '../../base-tool.js';
 import { evaluateExpression } from './calculator-evaluate.js';
 
 /** Evaluates arithmetic with Python's number semantics, whitelisted functions and constants; never uses `eval`. */

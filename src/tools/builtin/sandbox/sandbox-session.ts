@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { type Clock, type JsonValue, systemClock } from '../../core/index.js';
+import { type Clock, type JsonValue, systemClock } from '../../../core/index.js';
 import { buildBwrapArgs, jailHostIdentity, jailIdentityNote } from './sandbox-bwrap.js';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, SandboxSlots } from './sandbox-limits.js';
 import { killProcessGroup } from './sandbox-process.js';

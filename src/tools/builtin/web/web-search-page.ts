@@ -1,4 +1,4 @@
-import { JarvisError } from '../../core/index.js';
+import { JarvisError } from '../../../core/index.js';
 import { type HostLookup, resolveAllowedAddress, urlProblem } from './ssrf-guard.js';
 import { type HttpResponse, sendHttpRequest, WEB_FETCH_MAX_BYTES } from './web-fetch.js';
 import { htmlToText } from './web-search-html.js';

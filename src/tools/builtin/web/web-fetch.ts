@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { JarvisError } from '../../core/index.js';
+import { JarvisError } from '../../../core/index.js';
 import type { ResolvedAddress } from './ssrf-guard.js';
 
 /** Largest response body read: 2 MiB (after decompression). */
@@ -115,11 +115,9 @@ function readBody(
     stream.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
-      if (size > maxBytes) {
-        finish(true);
-        response.destroy();
-        if (stream !== response) stream.destroy();
-      }
+      if (size <= maxBytes) return;
+      finish(true);
+      stopDownload(response, stream);
     });
     stream.on('end', () => finish(false));
     stream.on('error', fail);
@@ -128,6 +126,12 @@ function readBody(
       fail(new Error('the connection was closed before the body ended')),
     );
   });
+}
+
+/** Stops reading a body: closes the connection and the decoder in front of it. */
+function stopDownload(response: IncomingMessage, stream: Readable): void {
+  response.destroy();
+  if (stream !== response) stream.destroy();
 }
 
 /** The body stream with `Content-Encoding` undone; an unknown encoding is an error. */

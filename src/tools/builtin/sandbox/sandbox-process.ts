@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import type { Clock } from '../../core/index.js';
+import type { Clock } from '../../../core/index.js';
 
 /** Why a sandboxed process stopped. */
 export type StopReason = 'exit' | 'timeout' | 'output_limit' | 'aborted' | 'spawn_error';
@@ -150,24 +150,15 @@ function supervise(
       killProcessGroup(child.pid);
     };
     const disarm = arm(options, stop);
-    const out = captureStream(child.stdout as Readable, options.maxStreamBytes, () =>
-      stop('output_limit'),
-    );
-    const err = captureStream(child.stderr as Readable, options.maxStreamBytes, () =>
-      stop('output_limit'),
-    );
+    const capture = (stream: unknown) =>
+      captureStream(stream as Readable, options.maxStreamBytes, () => stop('output_limit'));
+    const out = capture(child.stdout);
+    const err = capture(child.stderr);
     child.on('error', (error) => {
       spawnError = error.message;
       stoppedBy = 'spawn_error';
     });
-    child.on('exit', () => {
-      killProcessGroup(child.pid);
-      // A descendant that left the group may still hold the pipes: stop waiting for them shortly.
-      setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }, 200).unref();
-    });
+    child.on('exit', () => releaseAfterExit(child));
     child.on('close', (code, signal) => {
       disarm();
       resolve({
@@ -185,4 +176,14 @@ function supervise(
     feed(child.stdin, options.stdin);
     if (options.fd3) feed(child.stdio[3] as Writable, options.fd3);
   });
+}
+
+/** Once the child exits: kills what is left of its group and stops waiting shortly for pipes a runaway holds. */
+function releaseAfterExit(child: ChildProcess): void {
+  killProcessGroup(child.pid);
+  // A descendant that left the group may still hold the pipes: stop waiting for them shortly.
+  setTimeout(() => {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  }, 200).unref();
 }

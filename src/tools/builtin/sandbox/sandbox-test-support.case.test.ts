@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { expect } from 'vitest';
-import type { ToolResult } from '../../core/index.js';
+import type { ToolResult } from '../../../core/index.js';
 import type { AsUserReport, AsUserRequest } from './sandbox-as-user.fixture.js';
 import type { SandboxBackend, SandboxSelection } from './sandbox-backend.js';
 import { HostKnobGuard } from './sandbox-host-knobs.case.test.js';

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { JarvisError } from '../../core/index.js';
+import { JarvisError } from '../../../core/index.js';
 
 /** One address a host name resolved to. */
 export interface ResolvedAddress {

@@ -76,7 +76,7 @@ async function findPyodidePackage(dir?: string): Promise<PyodidePackage | string
     return { dir: real, version: manifest.version };
   } catch (error) {
     const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    return `the pyodide package cannot be resolved (${dir ?? 'pyodide'}): ${detail}`;
+    return `the pyodide package cannot be resolved (${dir ?? 'pyodide'}): ${detail}; it is optional: add it with \`npm install pyodide@314.0.7\` (or install python3 for the default backend)`;
   }
 }
 

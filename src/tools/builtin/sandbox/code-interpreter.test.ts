@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolResult } from '../../core/index.js';
+import type { ToolResult } from '../../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
 import { UNPRIVILEGED_HOST_ID } from './sandbox-bwrap.js';
 import {
