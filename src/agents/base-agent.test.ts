@@ -6,6 +6,7 @@ import {
   EventBus,
   type InferenceEngine,
 } from '../core/index.js';
+import { InstrumentedEngine } from '../telemetry/index.js';
 import { assistantReply, errorReply, ScriptedEngine } from '../testing/index.js';
 import { buildAgentMessages, MAX_TURNS_MESSAGE, stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
@@ -90,20 +91,49 @@ describe('BaseAgent', () => {
     });
   });
 
-  it('leaves inference events to an instrumented engine', async () => {
-    const scripted = new ScriptedEngine([assistantReply('hi')]);
-    const instrumented: InferenceEngine & { isInstrumented: true } = {
-      engineId: scripted.engineId,
-      isInstrumented: true,
-      generate: (messages, options) => scripted.generate(messages, options),
-      stream: (messages, options) => scripted.stream(messages, options),
-      listModels: () => scripted.listModels(),
-      health: () => scripted.health(),
-      close: () => scripted.close(),
+  it('publishes one inference pair per model call, with its turn, over an instrumented engine too', async () => {
+    const bus = new EventBus({ recordHistory: true });
+    const scripted = new ScriptedEngine([assistantReply('hi'), assistantReply('again')]);
+    const instrumented = new InstrumentedEngine({ engine: scripted, bus });
+    // A pass-through layer (retries, logging) around the instrumented engine must not change the events.
+    const wrapped: InferenceEngine = {
+      engineId: instrumented.engineId,
+      generate: (messages, options) => instrumented.generate(messages, options),
+      stream: (messages, options) => instrumented.stream(messages, options),
+      listModels: () => instrumented.listModels(),
+      health: () => instrumented.health(),
+      close: () => instrumented.close(),
     };
-    const { agent: echo, bus } = agent(instrumented);
-    await echo.run('hello');
-    expect(bus.history.map((event) => event.type)).toEqual(['agent_turn_start', 'agent_turn_end']);
+    await new EchoAgent({ engine: instrumented, model: 'm', bus }).run('hello');
+    await new EchoAgent({ engine: wrapped, model: 'm', bus }).run('again');
+    const oneRun = [
+      'agent_turn_start',
+      'inference_start',
+      'telemetry_record',
+      'inference_end',
+      'agent_turn_end',
+    ];
+    expect(bus.history.map((event) => event.type)).toEqual([...oneRun, ...oneRun]);
+    expect(bus.history[1]?.data).toEqual({ model: 'm', engine: 'scripted', turn: 1 });
+    expect(bus.history[3]?.data).toMatchObject({ turn: 1, success: true, ttftSeconds: 0 });
+    expect(bus.history[6]?.data).toEqual({ model: 'm', engine: 'scripted', turn: 1 });
+    scripted.assertAllStepsConsumed();
+  });
+
+  it('publishes a failed call with usage zero and its error redacted of secret shapes', async () => {
+    const failure = new Error('denied: Bearer tok_0123456789abcdef');
+    const { agent: echo, bus } = agent(new ScriptedEngine([errorReply(failure)]));
+    await expect(echo.run('hello')).rejects.toBe(failure);
+    expect(bus.history.at(-1)?.data).toEqual({
+      model: 'm',
+      engine: 'scripted',
+      turn: 1,
+      success: false,
+      latencySeconds: expect.any(Number),
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      ttftSeconds: 0,
+      error: 'denied: Bearer [REDACTED]',
+    });
   });
 
   it('builds the documented max-turns result', () => {

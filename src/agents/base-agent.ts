@@ -4,7 +4,10 @@ import {
   type AgentResult,
   type AgentRunOptions,
   type Clock,
+  createRedactor,
+  describeError,
   type EventBus,
+  type EventPayloadMap,
   elapsedSeconds,
   type GenerateOptions,
   type GenerateResult,
@@ -12,11 +15,16 @@ import {
   type Message,
   systemClock,
   type Tool,
-  type ToolResult,
+  ZERO_USAGE,
 } from '../core/index.js';
 import { type ConfirmCallback, ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
-import { buildAgentMessages, MAX_TURNS_MESSAGE } from './agent-messages.js';
+import { buildAgentMessages } from './agent-messages.js';
 import { collectStream, type StreamedTurn } from './orchestrator-stream.js';
+import { type MaxTurnsRecord, maxTurnsResult } from './run-results.js';
+import { createTurnLoopState, type TurnLoopState } from './turn-loop.js';
+
+type InferenceStartPayload = EventPayloadMap['inference_start'];
+type InferenceEndPayload = EventPayloadMap['inference_end'];
 
 /** Options shared by the engine-backed agents. */
 export interface BaseAgentOptions {
@@ -42,9 +50,29 @@ export type AgentGenerateExtras = Partial<
   readonly turn: number;
 };
 
-/** True when the engine already publishes inference events itself (an `InstrumentedEngine`). */
-export function isInstrumented(engine: InferenceEngine): boolean {
-  return (engine as { readonly isInstrumented?: unknown }).isInstrumented === true;
+/** Core's redaction of secret shapes (bearer tokens, `api_key=...`, `sk-...`) for published error texts. */
+const redactShapes = createRedactor();
+
+/** The `inference_end` payload of a call that returned `result`. */
+function succeededCall(
+  start: InferenceStartPayload,
+  latencySeconds: number,
+  result: GenerateResult,
+): InferenceEndPayload {
+  // `??`: a non-conforming engine may leave out usage or ttft; the payload stays well-formed.
+  const usage = result.usage ?? ZERO_USAGE;
+  return { ...start, success: true, latencySeconds, usage, ttftSeconds: result.ttftSeconds ?? 0 };
+}
+
+/** The `inference_end` payload of a call that threw `error`. */
+function failedCall(
+  start: InferenceStartPayload,
+  latencySeconds: number,
+  error: unknown,
+): InferenceEndPayload {
+  const usage = ZERO_USAGE;
+  const message = redactShapes(describeError(error));
+  return { ...start, success: false, latencySeconds, usage, ttftSeconds: 0, error: message };
 }
 
 /**
@@ -111,8 +139,7 @@ export abstract class BaseAgent implements Agent {
 
   /**
    * Calls the engine with the agent's model, temperature and token limit (or the call's own, e.g. a
-   * sub-model's); publishes `inference_start` and `inference_end` around it unless the engine is instrumented
-   * (which publishes its own).
+   * sub-model's); publishes `inference_start` and `inference_end` around it.
    */
   protected generate(
     messages: readonly Message[],
@@ -130,53 +157,66 @@ export abstract class BaseAgent implements Agent {
 
   /**
    * Streams one model call (text and reasoning passed on as events) and returns what `generate` would have;
-   * publishes `inference_start` and `inference_end` around it unless the engine is instrumented.
+   * publishes `inference_start` and `inference_end` around it.
    */
   protected streamGenerate(call: StreamedTurn): Promise<GenerateResult> {
     return this.#reported(this.model, call.turn, () => collectStream(call));
   }
 
-  /** Runs one model call between `inference_start` and `inference_end` (unless the engine publishes its own). */
+  /**
+   * Runs one model call between `inference_start` and `inference_end`: the agent is their only publisher
+   * (engines, instrumented or not, never publish them), so every call has exactly one pair.
+   */
   async #reported(
     model: string,
     turn: number,
     call: () => Promise<GenerateResult>,
   ): Promise<GenerateResult> {
-    const bus = this.bus !== undefined && !isInstrumented(this.engine) ? this.bus : undefined;
+    const bus = this.bus;
     if (bus === undefined) return call();
-    const base = { model, engine: this.engine.engineId, turn };
-    bus.publish('inference_start', base);
+    const start: InferenceStartPayload = { model, engine: this.engine.engineId, turn };
+    bus.publish('inference_start', start);
     const startedMs = this.clock.monotonicMs();
     try {
       const result = await call();
-      const latencySeconds = elapsedSeconds(this.clock, startedMs);
-      bus.publish('inference_end', { ...base, latencySeconds, usage: result.usage, success: true });
+      bus.publish(
+        'inference_end',
+        succeededCall(start, elapsedSeconds(this.clock, startedMs), result),
+      );
       return result;
     } catch (error) {
-      const latencySeconds = elapsedSeconds(this.clock, startedMs);
-      bus.publish('inference_end', {
-        ...base,
-        latencySeconds,
-        success: false,
-        error: String(error),
-      });
+      bus.publish('inference_end', failedCall(start, elapsedSeconds(this.clock, startedMs), error));
       throw error;
     }
   }
 
   /** The documented result of a run that hit its turn limit, after publishing `agent_turn_end`. */
-  protected maxTurnsResult(options: {
-    readonly toolResults: readonly ToolResult[];
-    readonly turns: number;
-    readonly content?: string;
-    readonly metadata?: Readonly<Record<string, unknown>>;
-  }): AgentResult {
-    this.publishTurnEnd({ turns: options.turns, maxTurnsExceeded: true });
-    return {
-      content: options.content || MAX_TURNS_MESSAGE,
-      toolResults: options.toolResults,
-      turns: options.turns,
-      metadata: { ...options.metadata, max_turns_exceeded: true },
-    };
+  protected maxTurnsResult(record: MaxTurnsRecord): AgentResult {
+    return maxTurnsResult((data) => this.publishTurnEnd(data), record);
+  }
+
+  /** Publishes `agent_turn_start` and returns the state of a turn loop over the run's opening messages. */
+  protected startTurnLoop(
+    input: string,
+    context: AgentContext | undefined,
+    signal: AbortSignal | undefined,
+    systemPrompt?: string,
+  ): TurnLoopState {
+    this.publishTurnStart(input);
+    return createTurnLoopState({
+      agentId: this.agentId,
+      signal,
+      messages: this.buildMessages(input, context, systemPrompt),
+      publishTurnEnd: (data) => this.publishTurnEnd(data),
+    });
+  }
+
+  /** One engine call of turn `turn` with the agent's settings and the run's signal (when it has one). */
+  protected generateTurn(
+    messages: readonly Message[],
+    turn: number,
+    signal: AbortSignal | undefined,
+  ): Promise<GenerateResult> {
+    return this.generate(messages, signal === undefined ? { turn } : { turn, signal });
   }
 }

@@ -3,7 +3,6 @@ export {
   type AgentGenerateExtras,
   BaseAgent,
   type BaseAgentOptions,
-  isInstrumented,
 } from './base-agent.js';
 export {
   CUSTOM_AGENT_NOT_IMPLEMENTED_MESSAGE,
@@ -59,12 +58,7 @@ export {
   buildToolSelectionGuide,
   STRUCTURED_PROMPT_VERSION,
 } from './orchestrator-prompt.js';
-export {
-  runStructuredLoop,
-  runTextProtocolLoop,
-  type StructuredLoopDeps,
-  type TextProtocolLoopDeps,
-} from './orchestrator-structured.js';
+export { runStructuredLoop, type StructuredLoopDeps } from './orchestrator-structured.js';
 export { RLMAgent, type RLMAgentOptions } from './rlm.js';
 export { buildRlmSystemPrompt } from './rlm-prompt.js';
 export type { RlmInterpreter, RlmInterpreterFactory } from './rlm-session.js';
@@ -77,3 +71,4 @@ export {
   type TextProtocolLabel,
   type TextProtocolReply,
 } from './text-protocol.js';
+export { runTextProtocolLoop, type TextProtocolLoopDeps } from './text-protocol-loop.js';

@@ -8,9 +8,9 @@ import {
 } from '../testing/index.js';
 import { CalculatorTool, CodeInterpreterTool } from '../tools/index.js';
 import { MAX_TURNS_MESSAGE } from './agent-messages.js';
+import { extractPythonBlock } from './code-blocks.js';
 import {
   buildOpenHandsSystemPrompt,
-  extractPythonBlock,
   NativeOpenHandsAgent,
   type NativeOpenHandsAgentOptions,
 } from './native-openhands.js';

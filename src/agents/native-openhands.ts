@@ -1,22 +1,18 @@
 import {
   type AgentContext,
-  AgentError,
   type AgentResult,
   type AgentRunOptions,
-  addUsage,
-  describeError,
-  type GenerateResult,
-  JarvisError,
-  type Message,
-  type TokenUsage,
   type Tool,
   type ToolResult,
   toolFailure,
-  ZERO_USAGE,
+  wholeNumberOption,
 } from '../core/index.js';
-import { buildToolDescriptions, capOutput, type ToolExecutor } from '../tools/index.js';
+import { buildToolDescriptions, type ToolExecutor } from '../tools/index.js';
 import { stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
+import { extractPythonBlock, truncateObservation } from './code-blocks.js';
+import { answerResult, outOfTurnsResult } from './run-results.js';
+import { stepCountIs } from './stop-conditions.js';
 import { buildTextToolCall, parseTextProtocolReply } from './text-protocol.js';
 import {
   findToolCallBlocks,
@@ -25,9 +21,13 @@ import {
   type ToolCallBlock,
   type ToolCallBlocks,
 } from './tool-call-blocks.js';
-
-/** Most characters of a tool's output fed back to the model. */
-export const CODE_OBSERVATION_MAX_CHARS = 4000;
+import {
+  answerText,
+  engineTurn,
+  executeCall,
+  runTurnLoop,
+  type TurnLoopState,
+} from './turn-loop.js';
 
 /** Options of a `NativeOpenHandsAgent`. */
 export interface NativeOpenHandsAgentOptions extends BaseAgentOptions {
@@ -62,94 +62,6 @@ export function buildOpenHandsSystemPrompt(tools: readonly Tool[]): string {
   ].join('\n');
 }
 
-/** The code of the first ```python (or ```py) block; `allowBare` also accepts an unlabelled ``` block. */
-export function extractPythonBlock(text: string, allowBare = false): string | undefined {
-  const pattern = allowBare
-    ? /```(?:python3?|py)?[ \t]*\n([\s\S]*?)```/i
-    : /```(?:python3?|py)[ \t]*\n([\s\S]*?)```/i;
-  const code = pattern.exec(text)?.[1];
-  return code === undefined || code.trim() === '' ? undefined : code;
-}
-
-/** Cuts an observation to `CODE_OBSERVATION_MAX_CHARS` with a marker. */
-export function truncateObservation(text: string): string {
-  return capOutput(text, CODE_OBSERVATION_MAX_CHARS).content;
-}
-
-/** The state of a code-running agent's loop, shared by the CodeAct and RLM agents. */
-export interface CodeLoopState {
-  readonly agentId: string;
-  readonly signal: AbortSignal | undefined;
-  readonly messages: Message[];
-  readonly toolResults: ToolResult[];
-  turns: number;
-  usage: TokenUsage;
-  publishTurnEnd(data: Readonly<Record<string, unknown>>): void;
-}
-
-/** One engine call of a code loop: sums usage; failures and cancellation become `AgentError`s. */
-export async function generateCodeTurn(
-  state: CodeLoopState,
-  turn: number,
-  generate: (messages: readonly Message[], turn: number) => Promise<GenerateResult>,
-): Promise<string> {
-  if (state.signal?.aborted) throw codeLoopFailure(state, 'agent_cancelled', state.signal.reason);
-  let result: GenerateResult;
-  try {
-    result = await generate([...state.messages], turn);
-  } catch (error) {
-    const cancelled =
-      state.signal?.aborted || (JarvisError.isInstance(error) && error.code === 'engine_cancelled');
-    throw codeLoopFailure(
-      state,
-      cancelled ? 'agent_cancelled' : 'agent_engine_failed',
-      error,
-      turn,
-    );
-  }
-  state.turns = turn;
-  state.usage = addUsage(state.usage, result.usage ?? ZERO_USAGE);
-  return typeof result.content === 'string' ? result.content : '';
-}
-
-/** Publishes `agent_turn_end` with the error and builds the `AgentError` carrying the partial result. */
-export function codeLoopFailure(
-  state: CodeLoopState,
-  code: 'agent_cancelled' | 'agent_engine_failed' | 'agent_runtime_failed',
-  cause: unknown,
-  turn?: number,
-): AgentError {
-  const { agentId } = state;
-  const message =
-    code === 'agent_cancelled'
-      ? `Agent '${agentId}' was cancelled after ${state.turns} turn(s)`
-      : code === 'agent_engine_failed'
-        ? `Agent '${agentId}' failed: the engine call of turn ${turn} failed: ${describeError(cause)}`
-        : `Agent '${agentId}' failed: ${describeError(cause)}`;
-  state.publishTurnEnd({ turns: state.turns, error: message });
-  return new AgentError({
-    code,
-    agentId,
-    message,
-    cause,
-    partialResult: codeLoopResult(state, ''),
-  });
-}
-
-/** The result of a code loop with `content` and the state's tool results, turns and usage. */
-export function codeLoopResult(
-  state: CodeLoopState,
-  content: string,
-  metadata: Readonly<Record<string, unknown>> = {},
-): AgentResult {
-  return {
-    content,
-    toolResults: [...state.toolResults],
-    turns: state.turns,
-    metadata: { ...metadata, usage: state.usage },
-  };
-}
-
 /**
  * A CodeAct agent: the model writes a ```python block, the agent runs it through the `code_interpreter` tool
  * (id `code_<turn>`) and sends back `Output:\n<content>`; other tools are called with `<tool_call>` blocks (see
@@ -168,7 +80,7 @@ export class NativeOpenHandsAgent extends BaseAgent {
   constructor(options: NativeOpenHandsAgentOptions) {
     super({ ...options, maxTokens: options.maxTokens ?? 2048 });
     this.tools = [...(options.tools ?? [])];
-    this.maxTurns = checkMaxTurns(options.maxTurns ?? 3);
+    this.maxTurns = wholeNumberOption('maxTurns', options.maxTurns, 3);
     this.systemPrompt = options.systemPrompt || buildOpenHandsSystemPrompt(this.tools);
     this.executor = this.createToolExecutor(this.tools);
   }
@@ -179,48 +91,43 @@ export class NativeOpenHandsAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
-    this.publishTurnStart(input);
-    const state: CodeLoopState = {
-      agentId: this.agentId,
-      signal: options.signal,
-      messages: this.buildMessages(input, context, this.systemPrompt),
-      toolResults: [],
-      turns: 0,
-      usage: ZERO_USAGE,
-      publishTurnEnd: (data) => this.publishTurnEnd(data),
-    };
+    const state = this.startTurnLoop(input, context, options.signal, this.systemPrompt);
     let lastContent = '';
-    for (let turn = 1; turn <= this.maxTurns; turn += 1) {
-      const content = stripThinkTags(
-        await generateCodeTurn(state, turn, (messages, t) => this.callEngine(messages, t, state)),
-      );
-      if (content.trim() !== '') lastContent = content;
-      const observation = await this.act(state, content, turn);
-      if (observation === undefined) return this.finish(state, content);
-      state.messages.push({ role: 'assistant', content }, { role: 'user', content: observation });
-    }
-    return this.maxTurnsResult({
-      toolResults: [...state.toolResults],
-      turns: state.turns,
-      content: stripToolCallBlocks(lastContent),
-      metadata: { usage: state.usage },
+    return runTurnLoop(state, {
+      stopWhen: [stepCountIs(this.maxTurns)],
+      step: async (turn) => {
+        const content = await this.reply(state, turn);
+        if (content.trim() !== '') lastContent = content;
+        return this.actOrFinish(state, content, turn);
+      },
+      outOfTurns: () => outOfTurnsResult(state, stripToolCallBlocks(lastContent)),
     });
   }
 
-  private callEngine(
-    messages: readonly Message[],
-    turn: number,
-    state: CodeLoopState,
-  ): Promise<GenerateResult> {
-    return this.generate(
-      messages,
-      state.signal === undefined ? { turn } : { turn, signal: state.signal },
+  /** The model's reply of turn `turn`, reasoning removed. */
+  private async reply(state: TurnLoopState, turn: number): Promise<string> {
+    const { messages, signal } = state;
+    const answer = await engineTurn(state, turn, () =>
+      this.generateTurn([...messages], turn, signal),
     );
+    return stripThinkTags(answerText(answer));
+  }
+
+  /** Runs the reply's code or tool call and appends the exchange, or ends the run when it is the answer. */
+  private async actOrFinish(
+    state: TurnLoopState,
+    content: string,
+    turn: number,
+  ): Promise<AgentResult | undefined> {
+    const observation = await this.act(state, content, turn);
+    if (observation === undefined) return this.finish(state, content);
+    state.messages.push({ role: 'assistant', content }, { role: 'user', content: observation });
+    return undefined;
   }
 
   /** Runs the reply's code or tool call and returns the observation, or `undefined` for a final answer. */
   private async act(
-    state: CodeLoopState,
+    state: TurnLoopState,
     content: string,
     turn: number,
   ): Promise<string | undefined> {
@@ -240,7 +147,7 @@ export class NativeOpenHandsAgent extends BaseAgent {
 
   /** Runs the blocks in order (a malformed one becomes a failed result) and returns their observation. */
   private async runToolCallBlocks(
-    state: CodeLoopState,
+    state: TurnLoopState,
     found: ToolCallBlocks,
     turn: number,
   ): Promise<string> {
@@ -263,7 +170,7 @@ export class NativeOpenHandsAgent extends BaseAgent {
       .join('\n\n');
   }
 
-  private runBlock(state: CodeLoopState, block: ToolCallBlock, id: string): Promise<ToolResult> {
+  private runBlock(state: TurnLoopState, block: ToolCallBlock, id: string): Promise<ToolResult> {
     if (block.kind === 'call') {
       return this.execute(state, { id, name: block.name, arguments: block.arguments });
     }
@@ -271,12 +178,12 @@ export class NativeOpenHandsAgent extends BaseAgent {
     return Promise.resolve(this.recordFailure(state, failure));
   }
 
-  private recordFailure(state: CodeLoopState, result: ToolResult): ToolResult {
+  private recordFailure(state: TurnLoopState, result: ToolResult): ToolResult {
     state.toolResults.push(result);
     return result;
   }
 
-  private runCode(state: CodeLoopState, code: string, turn: number): Promise<ToolResult> {
+  private runCode(state: TurnLoopState, code: string, turn: number): Promise<ToolResult> {
     const hasInterpreter = this.tools.some((tool) => tool.spec.name === 'code_interpreter');
     if (hasInterpreter) {
       const call = { id: `code_${turn}`, name: 'code_interpreter', arguments: { code } };
@@ -290,33 +197,17 @@ export class NativeOpenHandsAgent extends BaseAgent {
     return Promise.resolve(this.recordFailure(state, result));
   }
 
-  private async execute(
-    state: CodeLoopState,
+  private execute(
+    state: TurnLoopState,
     call: { readonly id: string; readonly name: string; readonly arguments: unknown },
   ): Promise<ToolResult> {
-    const signal = state.signal;
-    const result = await this.executor.execute(call, signal === undefined ? {} : { signal });
-    state.toolResults.push(result);
-    if (signal?.aborted) throw codeLoopFailure(state, 'agent_cancelled', signal.reason);
-    return result;
+    return executeCall(state, this.executor, call);
   }
 
   /** Ends the run with the reply (the text after `Final Answer:` when the model wrote one), markup removed. */
-  private finish(state: CodeLoopState, content: string): AgentResult {
+  private finish(state: TurnLoopState, content: string): AgentResult {
     const reply = parseTextProtocolReply(content);
     const answer = stripToolCallBlocks(reply.kind === 'final' ? reply.answer : content);
-    this.publishTurnEnd({ turns: state.turns, contentLength: answer.length });
-    return codeLoopResult(state, answer);
+    return answerResult(state, answer);
   }
-}
-
-/** Checks a `maxTurns` option: a whole number of at least 0. */
-export function checkMaxTurns(maxTurns: number): number {
-  if (!Number.isInteger(maxTurns) || maxTurns < 0) {
-    throw new JarvisError({
-      code: 'invalid_argument',
-      message: `maxTurns must be a whole number of at least 0, got ${String(maxTurns)}`,
-    });
-  }
-  return maxTurns;
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError, EventBus, JarvisError, type Tool } from '../core/index.js';
+import {
+  AgentError,
+  EventBus,
+  type InferenceEngine,
+  JarvisError,
+  type Tool,
+} from '../core/index.js';
 import {
   assistantReply,
   errorReply,
@@ -232,5 +238,31 @@ describe('NativeReActAgent', () => {
     expect(error.partialResult.turns).toBe(1);
     expect(error.partialResult.toolResults).toHaveLength(1);
     expect(engine.calls).toHaveLength(1);
+  });
+
+  // Drift fixed: the text-protocol and code loops waited for an engine that ignores its signal; the
+  // orchestrator did not. All loops now stop waiting as soon as the run is cancelled.
+  it('is cancelled promptly even when the engine ignores the signal', async () => {
+    const controller = new AbortController();
+    const deaf: InferenceEngine = {
+      engineId: 'deaf',
+      generate: () => {
+        controller.abort(new Error('user stopped'));
+        return new Promise<never>(() => {});
+      },
+      stream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) }),
+      listModels: async () => [],
+      health: async () => true,
+      close: async () => {},
+    };
+    const bus = new EventBus({ recordHistory: true });
+    const agent = new NativeReActAgent({ engine: deaf, model: 'm', bus });
+    const error = await rejection(agent.run('q', undefined, { signal: controller.signal }));
+    expect(error).toMatchObject({ code: 'agent_cancelled', partialResult: { turns: 0 } });
+    // Drift fixed: a failed run's agent_turn_end carries errorCode, as the orchestrator's always did.
+    expect(bus.history.at(-1)).toMatchObject({
+      type: 'agent_turn_end',
+      data: { agent: 'native_react', turns: 0, errorCode: 'agent_cancelled' },
+    });
   });
 });

@@ -2,12 +2,12 @@ import {
   type AgentContext,
   type AgentResult,
   type AgentRunOptions,
-  JarvisError,
   type Tool,
+  wholeNumberOption,
 } from '../core/index.js';
 import { buildToolDescriptions, type ToolExecutor } from '../tools/index.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
-import { runTextProtocolLoop, type TextProtocolLoopDeps } from './orchestrator-structured.js';
+import { runTextProtocolLoop, type TextProtocolLoopDeps } from './text-protocol-loop.js';
 
 /** Options of a `NativeReActAgent`. */
 export interface NativeReActAgentOptions extends BaseAgentOptions {
@@ -61,7 +61,7 @@ export class NativeReActAgent extends BaseAgent {
   constructor(options: NativeReActAgentOptions) {
     super(options);
     this.tools = [...(options.tools ?? [])];
-    this.maxTurns = checkMaxTurns(options.maxTurns ?? 10);
+    this.maxTurns = wholeNumberOption('maxTurns', options.maxTurns, 10);
     this.systemPrompt = options.systemPrompt || buildReActSystemPrompt(this.tools);
     this.executor = this.createToolExecutor(this.tools);
   }
@@ -84,19 +84,8 @@ export class NativeReActAgent extends BaseAgent {
       maxTurns: this.maxTurns,
       systemPrompt: this.systemPrompt,
       callIdPrefix: 'react',
-      generate: (messages, turn, signal) =>
-        this.generate(messages, signal === undefined ? { turn } : { turn, signal }),
+      generate: (messages, turn, signal) => this.generateTurn(messages, turn, signal),
       publishTurnEnd: (data) => this.publishTurnEnd(data),
     };
   }
-}
-
-function checkMaxTurns(maxTurns: number): number {
-  if (!Number.isInteger(maxTurns) || maxTurns < 0) {
-    throw new JarvisError({
-      code: 'invalid_argument',
-      message: `maxTurns must be a whole number of at least 0, got ${String(maxTurns)}`,
-    });
-  }
-  return maxTurns;
 }

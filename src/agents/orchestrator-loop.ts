@@ -1,25 +1,30 @@
 import {
-  type AgentError,
   type AgentResult,
-  addUsage,
   type EventBus,
   type GenerateResult,
   type Message,
-  type TokenUsage,
   type ToolCall,
   type ToolResult,
-  ZERO_USAGE,
+  throwIfAborted,
 } from '../core/index.js';
 import type { ExecuteOptions, ToolExecutor } from '../tools/index.js';
 import { stripThinkTags } from './agent-messages.js';
 import { LoopGuard } from './loop-guard.js';
-import { abortReason, failureTurnEnd, toAgentError, untilAborted } from './orchestrator-failure.js';
 import {
   type EmitEvent,
   executeToolCalls,
   planToolCalls,
   type TurnPlan,
 } from './orchestrator-turn.js';
+import { answerResult, outOfTurnsResult, type PublishTurnEnd } from './run-results.js';
+import { stepCountIs } from './stop-conditions.js';
+import {
+  answerText,
+  createTurnLoopState,
+  engineTurn,
+  runTurnLoop,
+  type TurnLoopState,
+} from './turn-loop.js';
 
 /** What the function-calling loop needs from its agent. */
 export interface FunctionCallingDeps {
@@ -37,13 +42,7 @@ export interface FunctionCallingDeps {
     signal: AbortSignal | undefined,
     emit: EmitEvent | undefined,
   ): Promise<GenerateResult>;
-  publishTurnEnd(data: Readonly<Record<string, unknown>>): void;
-  maxTurnsResult(options: {
-    readonly toolResults: readonly ToolResult[];
-    readonly turns: number;
-    readonly content?: string;
-    readonly metadata?: Readonly<Record<string, unknown>>;
-  }): AgentResult;
+  readonly publishTurnEnd: PublishTurnEnd;
 }
 
 /** One run of the loop. */
@@ -55,31 +54,12 @@ export interface FunctionCallingRun {
   readonly emit: EmitEvent | undefined;
 }
 
-/** What a run has done so far. */
-class RunState {
-  readonly toolResults: ToolResult[] = [];
-  readonly guard = new LoopGuard();
-  readonly callIds = new Set<string>();
+/** What a run has done so far: the turn-loop state plus the loop guard and the call ids used. */
+interface RunState extends TurnLoopState {
+  readonly guard: LoopGuard;
+  readonly callIds: Set<string>;
+  /** `{ signal }` when there is one, else empty; built once per run. */
   readonly executeOptions: ExecuteOptions;
-  /** Completed turns: engine calls that answered. */
-  turns = 0;
-  usage: TokenUsage = ZERO_USAGE;
-  /** The last non-empty answer text, reasoning removed. */
-  lastContent = '';
-
-  constructor(signal: AbortSignal | undefined) {
-    this.executeOptions = signal === undefined ? {} : { signal };
-  }
-
-  /** The result of a run that failed now. */
-  partial(): AgentResult {
-    return {
-      content: this.lastContent,
-      toolResults: this.toolResults,
-      turns: this.turns,
-      metadata: { usage: this.usage },
-    };
-  }
 }
 
 /**
@@ -88,24 +68,22 @@ class RunState {
  * repeats itself into the loop guard, or reaches `maxTurns`. Failures and cancellation reject with an
  * `AgentError` carrying the partial result; `agent_turn_end` is published in every case.
  */
-export async function runFunctionCallingLoop(
+export function runFunctionCallingLoop(
   deps: FunctionCallingDeps,
   run: FunctionCallingRun,
 ): Promise<AgentResult> {
-  const state = new RunState(run.signal);
-  try {
-    for (let turn = 1; turn <= deps.maxTurns; turn += 1) {
-      const outcome = await runTurn(deps, run, state, turn);
-      if (outcome !== undefined) return outcome;
-    }
-  } catch (error) {
-    throw failed(deps, run, state, error);
-  }
-  return deps.maxTurnsResult({
-    toolResults: state.toolResults,
-    turns: state.turns,
-    content: state.lastContent,
-    metadata: { usage: state.usage },
+  const { agentId, publishTurnEnd } = deps;
+  const { messages, signal } = run;
+  const state: RunState = {
+    ...createTurnLoopState({ agentId, signal, messages, publishTurnEnd }),
+    guard: new LoopGuard(),
+    callIds: new Set<string>(),
+    executeOptions: signal === undefined ? {} : { signal },
+  };
+  return runTurnLoop(state, {
+    stopWhen: [stepCountIs(deps.maxTurns)],
+    step: (turn) => runTurn(deps, run, state, turn),
+    outOfTurns: () => outOfTurnsResult(state, state.lastContent),
   });
 }
 
@@ -116,21 +94,17 @@ async function runTurn(
   state: RunState,
   turn: number,
 ): Promise<AgentResult | undefined> {
-  throwIfAborted(run.signal);
   run.emit?.({ type: 'turn_start', turn });
-  const answer = await untilAborted(
+  const answer = await engineTurn(state, turn, () =>
     deps.callModel(run.messages, turn, run.signal, run.emit),
-    run.signal,
   );
-  state.turns = turn;
   // Engines written in plain JavaScript may leave fields out; the loop must not crash on them.
-  state.usage = addUsage(state.usage, answer.usage ?? ZERO_USAGE);
-  const raw = typeof answer.content === 'string' ? answer.content : '';
+  const raw = answerText(answer);
   const content = raw === '' ? '' : stripThinkTags(raw);
   if (content !== '') state.lastContent = content;
   const requested = answer.toolCalls;
   if (requested === undefined || requested.length === 0) {
-    return finalAnswer(deps, run, state, content);
+    return finalAnswer(run, state, content);
   }
   const plan = planToolCalls(requested, {
     guard: state.guard,
@@ -176,16 +150,9 @@ async function runToolCalls(
   }
 }
 
-function finalAnswer(
-  deps: FunctionCallingDeps,
-  run: FunctionCallingRun,
-  state: RunState,
-  content: string,
-): AgentResult {
-  const { turns } = state;
-  run.emit?.({ type: 'turn_end', turn: turns, content });
-  deps.publishTurnEnd({ turns, contentLength: content.length });
-  return { content, toolResults: state.toolResults, turns, metadata: { usage: state.usage } };
+function finalAnswer(run: FunctionCallingRun, state: RunState, content: string): AgentResult {
+  run.emit?.({ type: 'turn_end', turn: state.turns, content });
+  return answerResult(state, content);
 }
 
 function loopDetected(
@@ -214,24 +181,4 @@ function loopDetected(
     turns,
     metadata: { loop_detected: true, usage: state.usage },
   };
-}
-
-function failed(
-  deps: FunctionCallingDeps,
-  run: FunctionCallingRun,
-  state: RunState,
-  error: unknown,
-): AgentError {
-  const failure = toAgentError({
-    agentId: deps.agentId,
-    error,
-    signal: run.signal,
-    partialResult: state.partial(),
-  });
-  deps.publishTurnEnd(failureTurnEnd(failure));
-  return failure;
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw abortReason(signal);
 }

@@ -7,9 +7,9 @@ import {
   type Message,
   type StreamChunk,
   type ToolCall,
+  throwIfAborted,
   ZERO_USAGE,
 } from '../core/index.js';
-import { abortReason } from './orchestrator-failure.js';
 import type { EmitEvent } from './orchestrator-turn.js';
 
 /** One streamed model call of a run. */
@@ -47,7 +47,7 @@ export async function collectStream(call: StreamedTurn): Promise<GenerateResult>
     }
     if (signal?.aborted === true) break;
   }
-  if (signal?.aborted === true) throw abortReason(signal);
+  throwIfAborted(signal);
   return {
     content,
     toolCalls,

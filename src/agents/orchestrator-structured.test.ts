@@ -123,7 +123,8 @@ describe('runStructuredLoop', () => {
     const result = await runStructuredLoop(deps, 'q', undefined, {});
     expect(result.toolResults[0]?.content).toBe('21.0');
     const events = bus.history.filter((event) => event.type.startsWith('tool_call'));
-    expect(events.map((event) => [event.type, event.data.callId])).toEqual([
+    const callIdOf = (data: unknown) => (data as { readonly callId?: unknown }).callId;
+    expect(events.map((event) => [event.type, callIdOf(event.data)])).toEqual([
       ['tool_call_start', 'structured_1'],
       ['tool_call_end', 'structured_1'],
     ]);

@@ -495,7 +495,7 @@ describe('OrchestratorAgent: turn limit', () => {
     expect((await agent.run('go')).content).toBe(MAX_TURNS_MESSAGE);
   });
 
-  it.each([0, -3])('returns the max-turns result at once for maxTurns %i', async (maxTurns) => {
+  it.each([0])('returns the max-turns result at once for maxTurns %i', async (maxTurns) => {
     const { engine, agent, bus } = setup([], { maxTurns });
     const result = await agent.run('go');
     expect(result).toEqual({
@@ -510,6 +510,18 @@ describe('OrchestratorAgent: turn limit', () => {
     expect(engine.calls).toHaveLength(0);
     expect(bus.history.map((event) => event.type)).toEqual(['agent_turn_start', 'agent_turn_end']);
   });
+
+  // Was unchecked: NaN and negatives silently ran no turn, 1.5 ran one, Infinity had no limit at all.
+  it.each([-3, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses maxTurns %s like the other agents do',
+    (maxTurns) => {
+      const engine = new ScriptedEngine([]);
+      expect(() => new OrchestratorAgent({ engine, model: 'm', maxTurns })).toThrow(JarvisError);
+      expect(() => new OrchestratorAgent({ engine, model: 'm', maxTurns })).toThrow(
+        /^maxTurns must be a whole number of at least 0, got /,
+      );
+    },
+  );
 });
 
 describe('OrchestratorAgent: loop guard', () => {

@@ -9,6 +9,7 @@ import {
   type Message,
   type OpenAIFunctionTool,
   type Tool,
+  wholeNumberOption,
 } from '../core/index.js';
 import type { ToolExecutor, ToolExecutorOptions } from '../tools/index.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
@@ -24,7 +25,7 @@ export type OrchestratorMode = 'function_calling' | 'structured';
 export interface OrchestratorAgentOptions extends BaseAgentOptions {
   /** The tools this agent may run (default none); nothing else can be executed. */
   readonly tools?: readonly Tool[];
-  /** Most engine calls per run (default 10); 0 or less returns the max-turns result at once. */
+  /** Most engine calls per run, a whole number (default 10); 0 returns the max-turns result at once. */
   readonly maxTurns?: number;
   /** Sent as the first message (both modes; structured mode builds its own prompt when absent). */
   readonly systemPrompt?: string;
@@ -66,7 +67,7 @@ export class OrchestratorAgent extends BaseAgent {
     super(options);
     this.mode = checkMode(options.mode);
     this.tools = [...(options.tools ?? [])];
-    this.maxTurns = options.maxTurns ?? 10;
+    this.maxTurns = wholeNumberOption('maxTurns', options.maxTurns, 10);
     this.systemPrompt = options.systemPrompt;
     this.executor = this.createToolExecutor(this.tools, executorOptions(options));
     this.#openAITools = this.tools.length > 0 ? this.executor.getOpenAITools() : undefined;
@@ -123,7 +124,6 @@ export class OrchestratorAgent extends BaseAgent {
       concurrency: parallel ? positiveInteger('maxParallelTools', options.maxParallelTools, 8) : 1,
       callModel: (messages, turn, signal, emit) => this.#callModel(messages, turn, signal, emit),
       publishTurnEnd: (data) => this.publishTurnEnd(data),
-      maxTurnsResult: (result) => this.maxTurnsResult(result),
     };
   }
 
@@ -134,8 +134,7 @@ export class OrchestratorAgent extends BaseAgent {
       executor: this.executor,
       maxTurns: this.maxTurns,
       ...(this.systemPrompt === undefined ? {} : { systemPrompt: this.systemPrompt }),
-      generate: (messages, turn, signal) =>
-        this.generate(messages, signal === undefined ? { turn } : { turn, signal }),
+      generate: (messages, turn, signal) => this.generateTurn(messages, turn, signal),
       publishTurnEnd: (data) => this.publishTurnEnd(data),
     };
   }
@@ -184,12 +183,5 @@ function checkMode(mode: unknown): OrchestratorMode {
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new JarvisError({
-      code: 'invalid_argument',
-      message: `${name} must be a positive integer, got ${String(value)}`,
-    });
-  }
-  return value;
+  return wholeNumberOption(name, value, fallback, { min: 1 });
 }

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentError, createAgentContext, EventBus } from '../core/index.js';
 import { ScriptedEngine, type ScriptedEngineReply } from '../testing/index.js';
-import { openSandboxSession } from '../tools/builtin/sandbox-session.js';
-import { CalculatorTool } from '../tools/index.js';
+import { CalculatorTool, openSandboxSession } from '../tools/index.js';
 import { MAX_TURNS_MESSAGE } from './agent-messages.js';
 import { RLMAgent, type RLMAgentOptions } from './rlm.js';
 import { buildRlmSystemPrompt } from './rlm-prompt.js';

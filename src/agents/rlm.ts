@@ -1,27 +1,19 @@
 import {
   type AgentContext,
+  type AgentError,
   type AgentResult,
   type AgentRunOptions,
-  type GenerateResult,
-  type Message,
   type Tool,
   type ToolResult,
+  throwIfAborted,
   toolFailure,
   toolSuccess,
-  ZERO_USAGE,
+  wholeNumberOption,
 } from '../core/index.js';
 import { openSandboxSession, type ToolExecutor } from '../tools/index.js';
 import { stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
-import {
-  type CodeLoopState,
-  checkMaxTurns,
-  codeLoopFailure,
-  codeLoopResult,
-  extractPythonBlock,
-  generateCodeTurn,
-  truncateObservation,
-} from './native-openhands.js';
+import { extractPythonBlock, truncateObservation } from './code-blocks.js';
 import { answerHostCall, type RlmHostState } from './rlm-host.js';
 import {
   buildRlmSystemPrompt,
@@ -30,6 +22,9 @@ import {
   RLM_READY_PROBE,
 } from './rlm-prompt.js';
 import type { RlmInterpreter, RlmInterpreterFactory, RlmStepResult } from './rlm-session.js';
+import { answerResult, outOfTurnsResult } from './run-results.js';
+import { stepCountIs } from './stop-conditions.js';
+import { answerText, engineTurn, loopError, runTurnLoop, type TurnLoopState } from './turn-loop.js';
 
 /** Options of an `RLMAgent`. */
 export interface RLMAgentOptions extends BaseAgentOptions {
@@ -47,7 +42,7 @@ export interface RLMAgentOptions extends BaseAgentOptions {
   readonly openInterpreter?: RlmInterpreterFactory;
 }
 
-interface RlmRunState extends CodeLoopState, RlmHostState {
+interface RlmRunState extends TurnLoopState, RlmHostState {
   interpreter: RlmInterpreter | undefined;
 }
 
@@ -71,7 +66,7 @@ export class RLMAgent extends BaseAgent {
   constructor(options: RLMAgentOptions) {
     super({ ...options, maxTokens: options.maxTokens ?? 2048 });
     this.tools = [...(options.tools ?? [])];
-    this.maxTurns = checkMaxTurns(options.maxTurns ?? 10);
+    this.maxTurns = wholeNumberOption('maxTurns', options.maxTurns, 10);
     this.stepTimeoutMs = options.stepTimeoutMs ?? 30_000;
     this.systemPrompt = options.systemPrompt || buildRlmSystemPrompt(this.tools);
     this.subModel = options.subModel ?? options.model;
@@ -86,7 +81,6 @@ export class RLMAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
-    this.publishTurnStart(input);
     const state = this.initialState(input, context, options.signal);
     try {
       return await this.loop(state);
@@ -101,13 +95,7 @@ export class RLMAgent extends BaseAgent {
     signal: AbortSignal | undefined,
   ): RlmRunState {
     const state: RlmRunState = {
-      agentId: this.agentId,
-      signal,
-      messages: this.buildMessages(input, context, this.systemPrompt),
-      toolResults: [],
-      turns: 0,
-      usage: ZERO_USAGE,
-      publishTurnEnd: (data) => this.publishTurnEnd(data),
+      ...this.startTurnLoop(input, context, signal, this.systemPrompt),
       subGenerate: (prompt) =>
         this.generate([{ role: 'user', content: prompt }], {
           turn: state.turns,
@@ -127,36 +115,31 @@ export class RLMAgent extends BaseAgent {
     return state;
   }
 
-  private async loop(state: RlmRunState): Promise<AgentResult> {
-    for (let turn = 1; turn <= this.maxTurns; turn += 1) {
-      const content = stripThinkTags(
-        await generateCodeTurn(state, turn, (messages, t) => this.callEngine(messages, t, state)),
-      );
-      const code = extractPythonBlock(content, true);
-      if (code === undefined) return this.finish(state, content.trim(), false);
-      state.messages.push({ role: 'assistant', content });
-      const observation = await this.step(state, code, turn);
-      if (state.final !== undefined) return this.finish(state, state.final, true);
-      state.messages.push({ role: 'user', content: observation });
-    }
-    await this.probePartial(state);
-    return this.maxTurnsResult({
-      toolResults: [...state.toolResults],
-      turns: state.turns,
-      content: state.partial,
-      metadata: { usage: state.usage },
+  private loop(state: RlmRunState): Promise<AgentResult> {
+    return runTurnLoop(state, {
+      stopWhen: [stepCountIs(this.maxTurns)],
+      step: (turn) => this.turn(state, turn),
+      outOfTurns: async () => {
+        await this.probePartial(state);
+        return outOfTurnsResult(state, state.partial);
+      },
     });
   }
 
-  private callEngine(
-    messages: readonly Message[],
-    turn: number,
-    state: RlmRunState,
-  ): Promise<GenerateResult> {
-    return this.generate(
-      messages,
-      state.signal === undefined ? { turn } : { turn, signal: state.signal },
+  /** One turn: a reply without code is the answer; else its code runs, and `FINAL(...)` ends the run. */
+  private async turn(state: RlmRunState, turn: number): Promise<AgentResult | undefined> {
+    const { messages, signal } = state;
+    const answer = await engineTurn(state, turn, () =>
+      this.generateTurn([...messages], turn, signal),
     );
+    const content = stripThinkTags(answerText(answer));
+    const code = extractPythonBlock(content, true);
+    if (code === undefined) return this.finish(state, content.trim(), false);
+    state.messages.push({ role: 'assistant', content });
+    const observation = await this.step(state, code, turn);
+    if (state.final !== undefined) return this.finish(state, state.final, true);
+    state.messages.push({ role: 'user', content: observation });
+    return undefined;
   }
 
   /** Runs one code block and returns the observation for the model. */
@@ -165,8 +148,11 @@ export class RLMAgent extends BaseAgent {
     const interpreter = await this.interpreterFor(state);
     const result = await interpreter.exec(code, this.stepOptions(state, this.stepTimeoutMs));
     state.toolResults.push(stepToolResult(result, turn));
-    if (state.signal?.aborted || result.end === 'aborted')
-      throw codeLoopFailure(state, 'agent_cancelled', state.signal?.reason);
+    throwIfAborted(state.signal);
+    if (result.end === 'aborted') {
+      const message = `Agent '${state.agentId}' was cancelled: its interpreter step was aborted`;
+      throw loopError(state, 'agent_cancelled', message);
+    }
     if (result.end === 'completed' && state.final === undefined)
       await interpreter.exec(RLM_READY_PROBE, this.stepOptions(state, PRELUDE_TIMEOUT_MS));
     const note = restarted
@@ -190,26 +176,17 @@ export class RLMAgent extends BaseAgent {
     await state.interpreter?.close();
     state.interpreter = undefined;
     if (this.openInterpreter === undefined)
-      throw codeLoopFailure(
-        state,
-        'agent_runtime_failed',
-        new Error(unavailable('no interpreter factory configured')),
-      );
+      throw runtimeFailure(state, unavailable('no interpreter factory configured'));
     const lifetimeMs = (this.maxTurns + 2) * (this.stepTimeoutMs + PRELUDE_TIMEOUT_MS);
     const opened = await this.openInterpreter({ lifetimeMs });
-    if (!opened.ok)
-      throw codeLoopFailure(state, 'agent_runtime_failed', new Error(unavailable(opened.reason)));
+    if (!opened.ok) throw runtimeFailure(state, unavailable(opened.reason));
     state.interpreter = opened.session;
     const prelude = await opened.session.exec(
       RLM_PRELUDE,
       this.stepOptions(state, PRELUDE_TIMEOUT_MS),
     );
     if (!prelude.ok)
-      throw codeLoopFailure(
-        state,
-        'agent_runtime_failed',
-        new Error(`RLM interpreter set-up failed: ${prelude.error ?? ''}`),
-      );
+      throw runtimeFailure(state, `RLM interpreter set-up failed: ${prelude.error ?? ''}`);
     return opened.session;
   }
 
@@ -220,9 +197,19 @@ export class RLMAgent extends BaseAgent {
   }
 
   private finish(state: RlmRunState, answer: string, final: boolean): AgentResult {
-    this.publishTurnEnd({ turns: state.turns, contentLength: answer.length });
-    return codeLoopResult(state, answer, final ? { final: true } : {});
+    return answerResult(state, answer, final ? { final: true } : {});
   }
+}
+
+/** A failure of the interpreter (not of the engine): `agent_runtime_failed`. */
+function runtimeFailure(state: RlmRunState, problem: string): AgentError {
+  const cause = new Error(problem);
+  return loopError(
+    state,
+    'agent_runtime_failed',
+    `Agent '${state.agentId}' failed: ${problem}`,
+    cause,
+  );
 }
 
 function unavailable(reason: string): string {

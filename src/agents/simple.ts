@@ -5,13 +5,14 @@ import {
   type AgentRunOptions,
   type AgentStreamEvent,
   type GenerateResult,
+  untilAborted,
   ZERO_USAGE,
 } from '../core/index.js';
 import { stripThinkTags } from './agent-messages.js';
 import { BaseAgent, type BaseAgentOptions } from './base-agent.js';
-import { failureTurnEnd, toAgentError, untilAborted } from './orchestrator-failure.js';
 import { streamRun } from './orchestrator-stream.js';
 import type { EmitEvent } from './orchestrator-turn.js';
+import { failureTurnEnd, toAgentError } from './run-failure.js';
 
 /** Options of a `SimpleAgent`: the engine settings of every engine-backed agent. */
 export type SimpleAgentOptions = BaseAgentOptions;

@@ -1,3 +1,4 @@
+import { untilAborted } from '../core/index.js';
 import { UsageError } from './cli-error.js';
 import { type CliIo, readAll } from './cli-io.js';
 
@@ -25,22 +26,8 @@ export async function readQuery(words: readonly string[], io: CliIo): Promise<st
 
 /** Reads stdin to the end; Ctrl-C stops waiting for it. */
 function readStdin(io: CliIo): Promise<string> {
-  const { signal } = io;
-  if (signal.aborted) return Promise.reject(abortError());
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    readAll(io.stdin).then(
-      (text) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(text);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  if (io.signal.aborted) return Promise.reject(abortError()); // do not start reading stdin at all
+  return untilAborted(readAll(io.stdin), io.signal, abortError);
 }
 
 function abortError(): Error {

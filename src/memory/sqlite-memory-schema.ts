@@ -2,7 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { databaseIncompatibleError, databaseUnreadableError, JarvisError } from '../core/index.js';
+import {
+  databaseIncompatibleError,
+  databaseUnreadableError,
+  JarvisError,
+  loadSqliteDriver,
+} from '../core/index.js';
 
 /** A better-sqlite3 connection. */
 export type SqliteDatabase = Database.Database;
@@ -82,7 +87,8 @@ export function openMemoryDatabase(options: OpenMemoryDatabaseOptions): SqliteDa
 function openConnection(location: string, busyTimeoutMs: number): SqliteDatabase {
   try {
     if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
-    return new (loadSqlite())(location, { timeout: busyTimeoutMs });
+    const Sqlite = loadSqliteDriver<typeof Database>(createRequire(import.meta.url));
+    return new Sqlite(location, { timeout: busyTimeoutMs });
   } catch (error) {
     throw unreadable(location, error);
   }
@@ -167,9 +173,4 @@ function unreadable(location: string, cause: unknown): JarvisError {
 
 function incompatible(location: string, reason: string): JarvisError {
   return databaseIncompatibleError('memory', location, reason);
-}
-
-/** better-sqlite3, loaded with the first database opened (commands that open none never load it). */
-function loadSqlite(): typeof Database {
-  return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { describeError, JarvisError } from '../../core/index.js';
+import { describeError, JarvisError, positiveNumberOption } from '../../core/index.js';
 import {
   type OpenClawIdOptions,
   type OpenClawMessage,
@@ -15,7 +15,6 @@ import {
   type OpenClawSendOptions,
   type OpenClawTransport,
   OpenClawTransportError,
-  positiveOption,
 } from './transport.js';
 
 /** Options of an `HttpTransport`. */
@@ -62,13 +61,17 @@ export class HttpTransport implements OpenClawTransport {
 
   constructor(options: HttpTransportOptions = {}) {
     this.host = normaliseHost(options.host ?? OPENCLAW_DEFAULT_HOST);
-    this.timeoutMs = positiveOption('timeoutMs', options.timeoutMs, OPENCLAW_DEFAULT_TIMEOUT_MS);
-    this.healthTimeoutMs = positiveOption(
+    this.timeoutMs = positiveNumberOption(
+      'timeoutMs',
+      options.timeoutMs,
+      OPENCLAW_DEFAULT_TIMEOUT_MS,
+    );
+    this.healthTimeoutMs = positiveNumberOption(
       'healthTimeoutMs',
       options.healthTimeoutMs,
       OPENCLAW_HEALTH_TIMEOUT_MS,
     );
-    this.#maxMessageBytes = positiveOption(
+    this.#maxMessageBytes = positiveNumberOption(
       'maxMessageBytes',
       options.maxMessageBytes,
       OPENCLAW_MAX_MESSAGE_BYTES,

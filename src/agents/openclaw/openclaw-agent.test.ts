@@ -228,7 +228,12 @@ describe('OpenClawAgent over HTTP', () => {
     expect(error.agentId).toBe('openclaw');
     expect(error.message).toBe('OpenClaw runtime reported an error: model overloaded');
     expect(error.partialResult).toMatchObject({ turns: 2, toolResults: [{ content: '9' }] });
-    expect(bus.history.at(-1)?.data).toEqual({ agent: 'openclaw', turns: 2, error: error.message });
+    expect(bus.history.at(-1)?.data).toEqual({
+      agent: 'openclaw',
+      turns: 2,
+      error: error.message,
+      errorCode: 'agent_runtime_failed',
+    });
   });
 
   it('refuses to run against an unhealthy runtime, explaining how to start it', async () => {
@@ -243,7 +248,10 @@ describe('OpenClawAgent over HTTP', () => {
     expect(runtime.received).toEqual([]);
     expect(summary(bus)).toEqual([
       ['agent_turn_start', { agent: 'openclaw', input: 'x' }],
-      ['agent_turn_end', { agent: 'openclaw', turns: 0, error: error.message }],
+      [
+        'agent_turn_end',
+        { agent: 'openclaw', turns: 0, error: error.message, errorCode: 'agent_runtime_failed' },
+      ],
     ]);
   });
 

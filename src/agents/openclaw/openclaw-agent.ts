@@ -12,9 +12,12 @@ import {
   type JsonObject,
   type Tool,
   type ToolResult,
+  wholeNumberOption,
 } from '../../core/index.js';
 import { ToolExecutor } from '../../tools/index.js';
-import { MAX_TURNS_MESSAGE } from '../agent-messages.js';
+import { failureTurnEnd } from '../run-failure.js';
+import { maxTurnsResult } from '../run-results.js';
+import { stepCountIs } from '../stop-conditions.js';
 import { HttpTransport } from './http-transport.js';
 import { createOpenClawMessage, type OpenClawIdOptions, type OpenClawMessage } from './protocol.js';
 import { SubprocessTransport } from './subprocess-transport.js';
@@ -83,7 +86,10 @@ export class OpenClawAgent implements Agent {
   constructor(options: OpenClawAgentOptions = {}) {
     this.engine = options.engine;
     this.model = options.model ?? '';
-    this.maxTurns = readMaxTurns(options.maxTurns);
+    this.maxTurns = wholeNumberOption('maxTurns', options.maxTurns, 10, {
+      min: 1,
+      meaning: 'the most messages sent per run',
+    });
     this.#bus = options.bus;
     this.#tools = [...(options.tools ?? [])];
     this.#executor = this.#createExecutor(this.#tools);
@@ -101,16 +107,10 @@ export class OpenClawAgent implements Agent {
     const state: RunState = { toolResults: [], turns: 0 };
     this.#bus?.publish('agent_turn_start', { agent: AGENT_ID, input });
     try {
-      const result = await this.#converse(input, context, options.signal, state);
-      const exceeded = result.metadata.max_turns_exceeded === true;
-      this.#publishTurnEnd({
-        turns: result.turns,
-        ...(exceeded ? { maxTurnsExceeded: true } : {}),
-      });
-      return result;
+      return await this.#converse(input, context, options.signal, state);
     } catch (error) {
       const failure = this.#toAgentError(error, state, options.signal);
-      this.#publishTurnEnd({ turns: state.turns, error: failure.message });
+      this.#publishTurnEnd(failureTurnEnd(failure));
       throw failure;
     }
   }
@@ -130,7 +130,8 @@ export class OpenClawAgent implements Agent {
     await this.#ensureHealthy(signal, state);
     const executor = this.#executorFor(context);
     let reply = await this.#send(this.#query(input, context), signal, state);
-    while (reply.type === 'tool_call' && state.turns < this.maxTurns) {
+    const outOfTurns = stepCountIs(this.maxTurns);
+    while (reply.type === 'tool_call' && !outOfTurns(state)) {
       const result = await executor.execute(
         { id: reply.id, name: reply.toolName ?? '', arguments: reply.toolArgs ?? {} },
         signal === undefined ? {} : { signal },
@@ -192,15 +193,12 @@ export class OpenClawAgent implements Agent {
 
   #finish(reply: OpenClawMessage, state: RunState): AgentResult {
     const { toolResults, turns } = state;
-    if (reply.type === 'response')
+    if (reply.type === 'response') {
+      this.#publishTurnEnd({ turns });
       return { content: reply.content, toolResults, turns, metadata: {} };
+    }
     if (reply.type === 'tool_call') {
-      return {
-        content: MAX_TURNS_MESSAGE,
-        toolResults,
-        turns,
-        metadata: { max_turns_exceeded: true },
-      };
+      return maxTurnsResult((data) => this.#publishTurnEnd(data), { toolResults, turns });
     }
     if (reply.type === 'error') {
       const reported = reply.error || reply.content || 'Unknown error from OpenClaw';
@@ -291,15 +289,4 @@ function createTransport(options: OpenClawAgentOptions): OpenClawTransport {
     code: 'invalid_argument',
     message: `Unknown OpenClaw mode: ${JSON.stringify(mode)}. Use 'http' or 'subprocess'.`,
   });
-}
-
-function readMaxTurns(value: number | undefined): number {
-  if (value === undefined) return 10;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new JarvisError({
-      code: 'invalid_argument',
-      message: `maxTurns must be a positive integer (the most messages sent per run), got ${String(value)}`,
-    });
-  }
-  return value;
 }

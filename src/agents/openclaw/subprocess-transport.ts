@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { describeError, JarvisError } from '../../core/index.js';
+import { describeError, JarvisError, positiveNumberOption } from '../../core/index.js';
 import {
   checkReplyCorrelation,
   createOpenClawMessage,
@@ -18,7 +18,6 @@ import {
   type OpenClawSendOptions,
   type OpenClawTransport,
   OpenClawTransportError,
-  positiveOption,
 } from './transport.js';
 
 /** Options of a `SubprocessTransport`. */
@@ -82,19 +81,23 @@ export class SubprocessTransport implements OpenClawTransport {
     }
     this.scriptPath = resolve(options.scriptPath);
     this.nodePath = options.nodePath ?? process.execPath;
-    this.timeoutMs = positiveOption('timeoutMs', options.timeoutMs, OPENCLAW_DEFAULT_TIMEOUT_MS);
-    this.healthTimeoutMs = positiveOption(
+    this.timeoutMs = positiveNumberOption(
+      'timeoutMs',
+      options.timeoutMs,
+      OPENCLAW_DEFAULT_TIMEOUT_MS,
+    );
+    this.healthTimeoutMs = positiveNumberOption(
       'healthTimeoutMs',
       options.healthTimeoutMs,
       OPENCLAW_HEALTH_TIMEOUT_MS,
     );
-    this.killGraceMs = positiveOption('killGraceMs', options.killGraceMs, 2_000);
-    this.#maxLineBytes = positiveOption(
+    this.killGraceMs = positiveNumberOption('killGraceMs', options.killGraceMs, 2_000);
+    this.#maxLineBytes = positiveNumberOption(
       'maxLineBytes',
       options.maxLineBytes,
       OPENCLAW_MAX_MESSAGE_BYTES,
     );
-    this.#stderrTailBytes = positiveOption('stderrTailBytes', options.stderrTailBytes, 4_096);
+    this.#stderrTailBytes = positiveNumberOption('stderrTailBytes', options.stderrTailBytes, 4_096);
     this.#args = [...(options.args ?? [])];
     this.#env = options.env;
     this.#idOptions = options.generateId === undefined ? {} : { generateId: options.generateId };

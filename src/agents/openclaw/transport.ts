@@ -57,15 +57,3 @@ export const OPENCLAW_HEALTH_TIMEOUT_MS = 5_000;
 
 /** Longest reply accepted by both transports (8 MiB); a longer line or body is a protocol error. */
 export const OPENCLAW_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
-
-/** Reads a positive finite number option (milliseconds or bytes), or its default; anything else throws. */
-export function positiveOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
-    throw new JarvisError({
-      code: 'invalid_argument',
-      message: `${name} must be a positive finite number, got ${String(value)}`,
-    });
-  }
-  return value;
-}

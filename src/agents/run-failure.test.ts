@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError, type AgentResult } from '../core/index.js';
-import { abortReason, failureTurnEnd, toAgentError, untilAborted } from './orchestrator-failure.js';
+import { AgentError, type AgentResult, JarvisError } from '../core/index.js';
+import { failureTurnEnd, toAgentError } from './run-failure.js';
 
 const partialResult: AgentResult = { content: '', toolResults: [], turns: 2, metadata: {} };
 
@@ -40,30 +40,12 @@ describe('toAgentError', () => {
       original,
     );
   });
-});
 
-describe('untilAborted', () => {
-  it('settles with the promise when no abort comes', async () => {
-    const controller = new AbortController();
-    await expect(untilAborted(Promise.resolve(1), controller.signal)).resolves.toBe(1);
-    await expect(untilAborted(Promise.reject(new Error('no')), controller.signal)).rejects.toThrow(
-      'no',
-    );
-    await expect(untilAborted(Promise.resolve(2), undefined)).resolves.toBe(2);
-  });
-
-  it('rejects with the abort reason as soon as the signal aborts', async () => {
-    const controller = new AbortController();
-    const pending = untilAborted(new Promise(() => {}), controller.signal);
-    controller.abort('why');
-    await expect(pending).rejects.toBe('why');
-    await expect(
-      untilAborted(Promise.reject(new Error('late')), AbortSignal.abort('now')),
-    ).rejects.toBe('now');
-  });
-
-  it('gives a reasonless abort an AbortError', () => {
-    const signal = { reason: undefined } as unknown as AbortSignal;
-    expect(abortReason(signal)).toMatchObject({ name: 'AbortError' });
+  // Drift fixed: the text-protocol and code loops counted an engine's own cancellation as a cancelled run; the
+  // orchestrator and simple agents called it an engine failure.
+  it('makes an engine_cancelled failure agent_cancelled even when the run signal was not aborted', () => {
+    const cause = new JarvisError({ code: 'engine_cancelled', message: 'request aborted' });
+    const error = toAgentError({ agentId: 'a', error: cause, signal: undefined, partialResult });
+    expect(error).toMatchObject({ code: 'agent_cancelled', name: 'AbortError', cause });
   });
 });
