@@ -1,6 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { PublishedEventPayloads } from './event-payloads.js';
 import { EventType, isEventType } from './event-types.js';
-import { EventBus, type JarvisEvent } from './events.js';
+import {
+  type AnyJarvisEvent,
+  EventBus,
+  type EventPayloadMap,
+  type GenericEventPayload,
+  type JarvisEvent,
+} from './events.js';
 
 const manualClock = { nowMs: () => 1_700_000_000_000, monotonicMs: () => 0 };
 
@@ -20,15 +27,15 @@ describe('EventBus', () => {
   it('delivers synchronously, in subscription order, with the timestamp of the clock', () => {
     const bus = new EventBus({ clock: manualClock });
     const order: string[] = [];
-    bus.subscribe('agent_turn_start', (event) => order.push(`first:${String(event.data.agent)}`));
+    bus.subscribe('agent_turn_start', (event) => order.push(`first:${event.data.agent}`));
     bus.subscribe('agent_turn_start', () => order.push('second'));
     bus.subscribeAll((event) => order.push(`all:${event.type}`));
-    const event = bus.publish('agent_turn_start', { agent: 'simple' });
+    const event = bus.publish('agent_turn_start', { agent: 'simple', input: 'hi' });
     expect(order).toEqual(['first:simple', 'second', 'all:agent_turn_start']);
     expect(event).toEqual({
       type: 'agent_turn_start',
       timestampMs: 1_700_000_000_000,
-      data: { agent: 'simple' },
+      data: { agent: 'simple', input: 'hi' },
     });
   });
 
@@ -44,14 +51,14 @@ describe('EventBus', () => {
     const bus = new EventBus();
     const seen: number[] = [];
     const handler = () => seen.push(1);
-    const unsubscribe = bus.subscribe('memory_store', handler);
+    const unsubscribe = bus.subscribe('session_end', handler);
     const unsubscribeAll = bus.subscribeAll(() => seen.push(2));
-    bus.publish('memory_store', {});
+    bus.publish('session_end', {});
     unsubscribe();
     unsubscribeAll();
     unsubscribe();
-    bus.unsubscribe('memory_store', () => undefined);
-    bus.publish('memory_store', {});
+    bus.unsubscribe('session_end', () => undefined);
+    bus.publish('session_end', {});
     expect(seen).toEqual([1, 2]);
   });
 
@@ -80,7 +87,9 @@ describe('EventBus', () => {
       throw new Error('async boom');
     });
     bus.subscribe('inference_start', () => seen.push('third'));
-    expect(() => bus.publish('inference_start', {})).not.toThrow();
+    expect(() =>
+      bus.publish('inference_start', { model: 'm', engine: 'e', turn: 1 }),
+    ).not.toThrow();
     expect(seen).toEqual(['third']);
     await Promise.resolve();
     expect(failures.map((error) => (error as Error).message)).toEqual(['boom', 'async boom']);
@@ -116,13 +125,13 @@ describe('EventBus', () => {
 
   it('records history only when asked, bounded, and can clear it', () => {
     const quiet = new EventBus();
-    quiet.publish('memory_store', {});
+    quiet.publish('batch_start', {});
     expect(quiet.history).toEqual([]);
 
     const bus = new EventBus({ recordHistory: true, maxHistory: 2 });
-    bus.publish('memory_store', { n: 1 });
-    bus.publish('memory_store', { n: 2 });
-    bus.publish('memory_retrieve', { n: 3 });
+    bus.publish('batch_start', { n: 1 });
+    bus.publish('batch_start', { n: 2 });
+    bus.publish('batch_end', { n: 3 });
     expect(bus.history.map((event: JarvisEvent) => event.data)).toEqual([{ n: 2 }, { n: 3 }]);
     bus.clearHistory();
     expect(bus.history).toEqual([]);
@@ -150,5 +159,58 @@ describe('EventBus', () => {
     off();
     expect(bus.hasSubscribers('tool_call_start')).toBe(false);
     expect(new EventBus({ recordHistory: true }).hasSubscribers('tool_call_end')).toBe(true);
+  });
+});
+
+describe('event payloads', () => {
+  it('types the payload of every published event and keeps the others generic', () => {
+    expectTypeOf<keyof PublishedEventPayloads>().toExtend<EventType>();
+    expectTypeOf<EventPayloadMap['inference_end']>().toEqualTypeOf<
+      PublishedEventPayloads['inference_end']
+    >();
+    expectTypeOf<EventPayloadMap['workflow_start']>().toEqualTypeOf<GenericEventPayload>();
+    // A published payload can still be read as a plain record, as subscribers did before it was typed.
+    expectTypeOf<EventPayloadMap['inference_start']>().toExtend<GenericEventPayload>();
+  });
+
+  it('type-checks what is published and hands subscribers the typed payload', () => {
+    const bus = new EventBus({ recordHistory: true });
+    const turns: number[] = [];
+    bus.subscribe('inference_end', (event) => {
+      expectTypeOf(event.data.turn).toEqualTypeOf<number>();
+      turns.push(event.data.turn);
+    });
+    // @ts-expect-error: inference_start needs the turn.
+    bus.publish('inference_start', { model: 'm', engine: 'e' });
+    // @ts-expect-error: memory_store has no field `n`.
+    bus.publish('memory_store', { backend: 'sqlite', docId: 'd', source: 's', n: 1 });
+    bus.publish('inference_end', {
+      model: 'm',
+      engine: 'e',
+      turn: 2,
+      success: true,
+      latencySeconds: 0.5,
+      usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+      ttftSeconds: 0.1,
+    });
+    expect(turns).toEqual([2]);
+    expect(bus.history.map((event) => event.type)).toEqual([
+      'inference_start',
+      'memory_store',
+      'inference_end',
+    ]);
+  });
+
+  it('lets a catch-all subscriber narrow an event by its type', () => {
+    const bus = new EventBus();
+    const seen: string[] = [];
+    bus.subscribeAll((event: AnyJarvisEvent) => {
+      if (event.type === 'tool_timeout')
+        seen.push(`${event.data.toolName}:${event.data.timeoutMs}`);
+      else seen.push(event.type);
+    });
+    bus.publish('tool_timeout', { toolName: 'slow', callId: 'c1', timeoutMs: 50 });
+    bus.publish('batch_end', {});
+    expect(seen).toEqual(['slow:50', 'batch_end']);
   });
 });

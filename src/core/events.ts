@@ -1,46 +1,14 @@
 import { type Clock, systemClock } from './clock.js';
+import type { PublishedEventPayloads } from './event-payloads.js';
 import type { EventType } from './event-types.js';
-import type { JsonValue } from './json.js';
-import type { ToolErrorCode, ToolResult } from './tool-result.js';
 
-/** Payload of `tool_call_start`. */
-export interface ToolCallStartPayload {
-  readonly toolName: string;
-  readonly callId: string;
-  /** The parsed arguments object, or the raw text when it could not be parsed. */
-  readonly arguments: JsonValue;
-}
-
-/** Payload of `tool_call_end`. */
-export interface ToolCallEndPayload {
-  readonly toolName: string;
-  readonly callId: string;
-  readonly success: boolean;
-  readonly latencySeconds: number;
-  readonly errorCode?: ToolErrorCode;
-  readonly result: ToolResult;
-}
-
-/** Payload of `tool_timeout`. */
-export interface ToolTimeoutPayload {
-  readonly toolName: string;
-  readonly callId: string;
-  readonly timeoutMs: number;
-}
-
-/** Payload of events whose shape is not pinned down (yet): a JSON-like record. */
+/** Payload of the event types this package declares but does not publish: a JSON-like record. */
 export type GenericEventPayload = Readonly<Record<string, unknown>>;
 
-interface KnownEventPayloads {
-  readonly tool_call_start: ToolCallStartPayload;
-  readonly tool_call_end: ToolCallEndPayload;
-  readonly tool_timeout: ToolTimeoutPayload;
-}
-
-/** The payload type of every event type. */
+/** The payload type of every event type: typed for the published ones, generic for the others. */
 export type EventPayloadMap = {
-  readonly [Type in EventType]: Type extends keyof KnownEventPayloads
-    ? KnownEventPayloads[Type]
+  readonly [Type in EventType]: Type extends keyof PublishedEventPayloads
+    ? PublishedEventPayloads[Type]
     : GenericEventPayload;
 };
 
@@ -52,10 +20,16 @@ export interface JarvisEvent<Type extends EventType = EventType> {
   readonly data: EventPayloadMap[Type];
 }
 
+/** Any one published event, narrowed to its payload by a check of `type` (what catch-all subscribers get). */
+export type AnyJarvisEvent = { readonly [Type in EventType]: JarvisEvent<Type> }[EventType];
+
 /** A subscriber; its return value is ignored, and a throw or rejection never reaches the publisher. */
 export type EventHandler<Type extends EventType = EventType> = (
   event: JarvisEvent<Type>,
 ) => unknown;
+
+/** A subscriber to every event type; it may narrow the event by its `type`. */
+type CatchAllHandler = (event: AnyJarvisEvent) => unknown;
 
 /** Options of an `EventBus`. */
 export interface EventBusOptions {
@@ -87,8 +61,8 @@ export class EventBus {
   readonly #onListenerError: ((error: unknown, event: JarvisEvent) => void) | undefined;
   // Copy-on-write arrays: publish iterates without copying, subscribe/unsubscribe replace the array.
   #handlers = new Map<string, readonly EventHandler<never>[]>();
-  #allHandlers: readonly EventHandler[] = [];
-  #history: JarvisEvent[] = [];
+  #allHandlers: readonly CatchAllHandler[] = [];
+  #history: AnyJarvisEvent[] = [];
   #listenerErrors: ListenerError[] = [];
 
   constructor(options: EventBusOptions = {}) {
@@ -105,7 +79,7 @@ export class EventBus {
   }
 
   /** Calls `handler` for every event of any type; returns a function that unsubscribes it. */
-  subscribeAll(handler: EventHandler): () => void {
+  subscribeAll(handler: CatchAllHandler): () => void {
     this.#allHandlers = [...this.#allHandlers, handler];
     return () => {
       const index = this.#allHandlers.indexOf(handler);
@@ -133,17 +107,18 @@ export class EventBus {
   /** Publishes an event to the subscribers of its type, then to the catch-all subscribers; returns the event. */
   publish<Type extends EventType>(type: Type, data: EventPayloadMap[Type]): JarvisEvent<Type> {
     const event: JarvisEvent<Type> = { type, timestampMs: this.#clock.nowMs(), data };
-    if (this.recordHistory) this.#remember(event as JarvisEvent);
+    const any = event as unknown as AnyJarvisEvent;
+    if (this.recordHistory) this.#remember(any);
     const handlers = this.#handlers.get(type);
     if (handlers !== undefined) {
-      for (const handler of handlers) this.#deliver(handler as EventHandler, event as JarvisEvent);
+      for (const handler of handlers) this.#deliver(handler as CatchAllHandler, any);
     }
-    for (const handler of this.#allHandlers) this.#deliver(handler, event as JarvisEvent);
+    for (const handler of this.#allHandlers) this.#deliver(handler, any);
     return event;
   }
 
   /** Events published so far (a copy; empty unless `recordHistory` is on). */
-  get history(): readonly JarvisEvent[] {
+  get history(): readonly AnyJarvisEvent[] {
     return [...this.#history];
   }
 
@@ -157,12 +132,12 @@ export class EventBus {
     return [...this.#listenerErrors];
   }
 
-  #remember(event: JarvisEvent): void {
+  #remember(event: AnyJarvisEvent): void {
     this.#history.push(event);
     if (this.#history.length > this.#maxHistory) this.#history.shift();
   }
 
-  #deliver(handler: EventHandler, event: JarvisEvent): void {
+  #deliver(handler: CatchAllHandler, event: AnyJarvisEvent): void {
     try {
       const returned = handler(event);
       if (returned instanceof Promise)

@@ -1,3 +1,4 @@
+export { abortReason, throwIfAborted, untilAborted } from './abort.js';
 export {
   type Agent,
   type AgentContext,
@@ -32,8 +33,26 @@ export {
   type JarvisErrorCode,
   type JarvisErrorOptions,
 } from './errors.js';
+export type {
+  AgentTurnEndPayload,
+  AgentTurnStartPayload,
+  InferenceEndPayload,
+  InferenceStartPayload,
+  LoopGuardTriggeredPayload,
+  MemoryRetrievePayload,
+  MemoryStorePayload,
+  PublishedEventPayloads,
+  SchedulerTaskEndPayload,
+  SchedulerTaskStartPayload,
+  TelemetryRecord,
+  TelemetryRecordPayload,
+  ToolCallEndPayload,
+  ToolCallStartPayload,
+  ToolTimeoutPayload,
+} from './event-payloads.js';
 export { EventType, isEventType } from './event-types.js';
 export {
+  type AnyJarvisEvent,
   EventBus,
   type EventBusOptions,
   type EventHandler,
@@ -41,9 +60,6 @@ export {
   type GenericEventPayload,
   type JarvisEvent,
   type ListenerError,
-  type ToolCallEndPayload,
-  type ToolCallStartPayload,
-  type ToolTimeoutPayload,
 } from './events.js';
 export {
   isPlainObject,
@@ -61,6 +77,12 @@ export type {
 } from './memory.js';
 export { createMessage, type Message, Role, type ToolCall } from './messages.js';
 export {
+  type PositiveNumberRule,
+  positiveNumberOption,
+  type WholeNumberRule,
+  wholeNumberOption,
+} from './option-checks.js';
+export {
   type ReasoningParts,
   ReasoningSplitter,
   type ReasoningSplitterOptions,
@@ -77,12 +99,15 @@ export {
   AgentRegistry,
   type AgentRegistryEntry,
   EngineRegistry,
+  type EngineRegistryEntry,
   MemoryRegistry,
+  type MemoryRegistryEntry,
   ToolRegistry,
   type ToolRegistryEntry,
 } from './registries.js';
 export { type RegistrableClass, Registry, type RegistryInstance } from './registry.js';
 export { bestScore, formatRelevance, relativeRelevance } from './relevance.js';
+export { loadSqliteDriver, SQLITE_DRIVER_PACKAGE } from './sqlite-driver.js';
 export { isTerminalSafe, safeForTerminal } from './terminal-text.js';
 export { isTool, type Tool, type ToolArguments, type ToolContext } from './tool.js';
 export {

@@ -1,20 +1,31 @@
 import type { Agent } from './agent.js';
+import type { InferenceEngine } from './engine.js';
+import type { MemoryBackend } from './memory.js';
 import { type RegistrableClass, Registry } from './registry.js';
 import type { Tool } from './tool.js';
 
-/** A tool class or a factory that makes a tool. */
 // biome-ignore lint/suspicious/noExplicitAny: a factory of any signature.
-export type ToolRegistryEntry = RegistrableClass<Tool> | ((...args: any[]) => Tool);
+type AnyFactory<T> = (...args: any[]) => T;
+
+/** A tool class or a factory that makes a tool. */
+export type ToolRegistryEntry = RegistrableClass<Tool> | AnyFactory<Tool>;
 
 /** An agent class or a factory that makes an agent. */
-// biome-ignore lint/suspicious/noExplicitAny: a factory of any signature.
-export type AgentRegistryEntry = RegistrableClass<Agent> | ((...args: any[]) => Agent);
+export type AgentRegistryEntry = RegistrableClass<Agent> | AnyFactory<Agent>;
+
+/** An engine class or a factory that makes an engine from the engine settings (it may be async). */
+export type EngineRegistryEntry =
+  | RegistrableClass<InferenceEngine>
+  | AnyFactory<InferenceEngine | Promise<InferenceEngine>>;
+
+/** A memory backend class or a factory that makes a backend from `{ dbPath, bus }`. */
+export type MemoryRegistryEntry = RegistrableClass<MemoryBackend> | AnyFactory<MemoryBackend>;
 
 interface GlobalRegistries {
   readonly tools: Registry<ToolRegistryEntry>;
   readonly agents: Registry<AgentRegistryEntry>;
-  readonly engines: Registry<unknown>;
-  readonly memory: Registry<unknown>;
+  readonly engines: Registry<EngineRegistryEntry>;
+  readonly memory: Registry<MemoryRegistryEntry>;
 }
 
 /**
@@ -27,22 +38,23 @@ const holder = globalThis as { [GLOBAL_KEY]?: GlobalRegistries };
 holder[GLOBAL_KEY] ??= {
   tools: new Registry<ToolRegistryEntry>('ToolRegistry'),
   agents: new Registry<AgentRegistryEntry>('AgentRegistry'),
-  engines: new Registry<unknown>('EngineRegistry'),
-  memory: new Registry<unknown>('MemoryRegistry'),
+  engines: new Registry<EngineRegistryEntry>('EngineRegistry'),
+  memory: new Registry<MemoryRegistryEntry>('MemoryRegistry'),
 };
 const shared: GlobalRegistries = holder[GLOBAL_KEY];
 
 /**
  * The documented global registries. They start empty and nothing registers itself on import: the built-ins
- * are added by `registerBuiltins()` (system), and tests can build isolated `Registry` instances instead.
+ * are added by `registerBuiltinTools()` and its siblings (system), and tests can build isolated `Registry`
+ * instances instead.
  */
 export const ToolRegistry: Registry<ToolRegistryEntry> = shared.tools;
 
 /** Global registry of agent classes (`simple`, `orchestrator`, …). */
 export const AgentRegistry: Registry<AgentRegistryEntry> = shared.agents;
 
-/** Global registry of inference engine classes (`ollama`, `vllm`, …). */
-export const EngineRegistry: Registry<unknown> = shared.engines;
+/** Global registry of inference engine factories (`ollama`, `vllm`, …): each makes an engine from settings. */
+export const EngineRegistry: Registry<EngineRegistryEntry> = shared.engines;
 
-/** Global registry of memory backend classes (`sqlite`, …). */
-export const MemoryRegistry: Registry<unknown> = shared.memory;
+/** Global registry of memory backend classes (`sqlite`, …): each makes a backend from `{ dbPath, bus }`. */
+export const MemoryRegistry: Registry<MemoryRegistryEntry> = shared.memory;

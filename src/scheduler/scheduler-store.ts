@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { loadSqliteDriver } from '../core/index.js';
 import { formatIsoSeconds } from './instant.js';
 import { planOccurrences, skipUntil } from './occurrence-plan.js';
 import { parseSchedule, type Schedule } from './schedule.js';
@@ -97,7 +98,8 @@ export class SchedulerStore {
     if (this.dbPath !== ':memory:' && this.dbPath !== '')
       mkdirSync(dirname(this.dbPath), { recursive: true });
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-    this.#db = new (loadSqlite())(this.dbPath, { timeout: busyTimeoutMs });
+    const Sqlite = loadSqliteDriver<typeof Database>(createRequire(import.meta.url));
+    this.#db = new Sqlite(this.dbPath, { timeout: busyTimeoutMs });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('synchronous = FULL');
     this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -504,9 +506,4 @@ export class SchedulerStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
-}
-
-/** better-sqlite3, loaded with the first database opened (commands that open none never load it). */
-function loadSqlite(): typeof Database {
-  return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 }

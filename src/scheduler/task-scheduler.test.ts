@@ -185,6 +185,9 @@ describe('TaskScheduler firing', () => {
       scheduled_for: '2026-11-29T12:01:30+00:00',
       recorded: true,
     });
+    // Start and end name the occurrence with one key, so a subscriber can pair them.
+    const keys = bus.history.map((event) => (event.data as Record<string, unknown>).occurrence_key);
+    expect(keys).toEqual([`task1@${START + 90_000}`, `task1@${START + 90_000}`]);
     expect(timers.pendingAt).toEqual([START + 180_000]);
   });
 

@@ -491,6 +491,7 @@ export class TaskScheduler {
       ...outcome,
       scheduled_for: formatIsoInstant(run.scheduledForMs),
       attempt: run.attempt,
+      occurrence_key: occurrenceKey(run),
       recorded,
     });
   }

@@ -2,12 +2,6 @@ export {
   InstrumentedEngine,
   type InstrumentedEngineOptions,
 } from './instrumented-engine.js';
-export {
-  type InferenceEndPayload,
-  type InferenceStartPayload,
-  inferenceEndPayload,
-  type TelemetryRecordPayload,
-} from './telemetry-events.js';
 export { type ModelPricing, PriceList, type PricingTable } from './telemetry-pricing.js';
 export {
   buildTelemetryRecord,

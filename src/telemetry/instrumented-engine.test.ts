@@ -99,7 +99,7 @@ function setup(pricing: PricingTable = PRICING) {
 }
 
 describe('InstrumentedEngine.generate', () => {
-  it('publishes start, end and record with exact latency, ttft, throughput and cost', async () => {
+  it('publishes one record with exact latency, ttft, throughput and cost, and no inference events', async () => {
     const { clock, inner, engine, events, records } = setup();
     const result = answer({ promptTokens: 10, completionTokens: 30, totalTokens: 40 }, 0.5);
     let eventsDuringCall = -1;
@@ -112,7 +112,7 @@ describe('InstrumentedEngine.generate', () => {
     const returned = await engine.generate(MESSAGES, { model: 'small' });
 
     expect(returned).toBe(result);
-    expect(eventsDuringCall).toBe(1);
+    expect(eventsDuringCall).toBe(0);
     const record: TelemetryRecord = {
       timestampMs: START_WALL_MS,
       model: 'small',
@@ -127,26 +127,12 @@ describe('InstrumentedEngine.generate', () => {
       success: true,
     };
     expect(events().map((event) => [event.type, event.data])).toEqual([
-      ['inference_start', { model: 'small', engine: 'fake', messageCount: 2 }],
-      [
-        'inference_end',
-        {
-          model: 'small',
-          engine: 'fake',
-          success: true,
-          latencySeconds: 2.5,
-          usage: { promptTokens: 10, completionTokens: 30, totalTokens: 40 },
-          ttftSeconds: 0.5,
-          throughputTokensPerSecond: 15,
-          costUsd: 0.00007,
-        },
-      ],
       ['telemetry_record', { record }],
     ]);
     expect(Object.isFrozen(records()[0])).toBe(true);
   });
 
-  it('records a failure, publishes inference_end with the message and rethrows the same error', async () => {
+  it('records a failure with the message and rethrows the same error', async () => {
     const { clock, inner, engine, events, records } = setup();
     const failure = new EngineError({
       code: 'engine_unavailable',
@@ -161,28 +147,13 @@ describe('InstrumentedEngine.generate', () => {
 
     await expect(engine.generate(MESSAGES, { model: 'small' })).rejects.toBe(failure);
 
-    expect(events().map((event) => event.type)).toEqual([
-      'inference_start',
-      'inference_end',
-      'telemetry_record',
-    ]);
-    expect(events()[1]?.data).toEqual({
-      model: 'small',
-      engine: 'fake',
-      success: false,
-      latencySeconds: 1.25,
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-      ttftSeconds: 0,
-      throughputTokensPerSecond: 0,
-      costUsd: 0,
-      error: failure.message,
-    });
+    expect(events().map((event) => event.type)).toEqual(['telemetry_record']);
     expect(records()).toEqual([
       expect.objectContaining({ success: false, error: failure.message, latencySeconds: 1.25 }),
     ]);
   });
 
-  it('publishes the error of a failed call redacted: the configured keys and any bearer token', async () => {
+  it('records the error of a failed call redacted: the configured keys and any bearer token', async () => {
     const clock = new ManualClock();
     const bus = new EventBus({ recordHistory: true, clock });
     const inner = new FakeEngine();
@@ -195,8 +166,6 @@ describe('InstrumentedEngine.generate', () => {
 
     const redacted = 'denied: Bearer [REDACTED] (key [REDACTED])';
     expect(bus.history.map((event) => event.data)).toEqual([
-      expect.anything(),
-      expect.objectContaining({ success: false, error: redacted }),
       { record: expect.objectContaining({ success: false, error: redacted }) },
     ]);
   });
@@ -299,11 +268,7 @@ describe('InstrumentedEngine.stream', () => {
     expect(received).toEqual(chunks);
     expect(received[2]).toBe(END_CHUNK);
     expect(state.finished).toBe(true);
-    expect(events().map((event) => event.type)).toEqual([
-      'inference_start',
-      'inference_end',
-      'telemetry_record',
-    ]);
+    expect(events().map((event) => event.type)).toEqual(['telemetry_record']);
     expect(records()).toEqual([
       {
         timestampMs: START_WALL_MS,
@@ -351,7 +316,7 @@ describe('InstrumentedEngine.stream', () => {
         totalTokens: 0,
       }),
     ]);
-    expect(events()[1]?.data).toMatchObject({ success: false, error: cut.message });
+    expect(events().map((event) => event.type)).toEqual(['telemetry_record']);
   });
 
   it('records an abandoned stream as failed and closes the inner stream', async () => {
@@ -428,11 +393,7 @@ describe('InstrumentedEngine.stream', () => {
       throw broken;
     };
     await expect(collect(engine.stream(MESSAGES, { model: 'small' }))).rejects.toBe(broken);
-    expect(events().map((event) => event.type)).toEqual([
-      'inference_start',
-      'inference_end',
-      'telemetry_record',
-    ]);
+    expect(events().map((event) => event.type)).toEqual(['telemetry_record']);
     expect(records()).toEqual([
       expect.objectContaining({ success: false, error: 'no such model', ttftSeconds: 0 }),
     ]);
@@ -440,10 +401,9 @@ describe('InstrumentedEngine.stream', () => {
 });
 
 describe('InstrumentedEngine wrapper', () => {
-  it('keeps the inner engine id, flags itself instrumented and passes the other calls through', async () => {
+  it('keeps the inner engine id and passes the other calls through', async () => {
     const { inner, engine, events } = setup();
     expect(engine.engineId).toBe('fake');
-    expect(engine.isInstrumented).toBe(true);
     expect(await engine.listModels()).toEqual(['small', 'large']);
     expect(await engine.health()).toBe(true);
     await engine.close();

@@ -15,7 +15,6 @@ import {
   systemClock,
   ZERO_USAGE,
 } from '../core/index.js';
-import { type InferenceStartPayload, inferenceEndPayload } from './telemetry-events.js';
 import { PriceList, type PricingTable } from './telemetry-pricing.js';
 import { buildTelemetryRecord, sanitizeUsage } from './telemetry-record.js';
 import { measureStream, type StreamOutcome } from './telemetry-stream.js';
@@ -24,7 +23,7 @@ import { measureStream, type StreamOutcome } from './telemetry-stream.js';
 export interface InstrumentedEngineOptions {
   /** The engine whose calls are measured. */
   readonly engine: InferenceEngine;
-  /** Where `inference_start`, `inference_end` and `telemetry_record` are published. */
+  /** Where `telemetry_record` is published (agents publish `inference_start` and `inference_end` themselves). */
   readonly bus: EventBus;
   readonly clock?: Clock;
   /** Prices per model, used for `costUsd`; models missing here cost 0. */
@@ -46,18 +45,12 @@ interface CallStart {
   readonly model: string;
 }
 
-/** Whatever an engine value may carry to say it is already instrumented. */
-interface MaybeInstrumented {
-  readonly isInstrumented?: unknown;
-}
-
 /**
- * Wraps an engine and publishes `inference_start`, `inference_end` and `telemetry_record` around every
- * `generate` and `stream` call, for failures too; results, chunks and errors pass through unchanged.
+ * Wraps an engine, measures every `generate` and `stream` call (failures too) and publishes one
+ * `telemetry_record` for each; results, chunks and errors pass through unchanged. It publishes no
+ * `inference_start`/`inference_end`: the agent making the call is their one publisher.
  */
 export class InstrumentedEngine implements InferenceEngine {
-  /** Tells agents that this engine already publishes inference events, so they must not publish them too. */
-  readonly isInstrumented = true;
   readonly engineId: string;
   readonly #engine: InferenceEngine;
   readonly #bus: EventBus;
@@ -67,7 +60,7 @@ export class InstrumentedEngine implements InferenceEngine {
 
   /** Throws a `JarvisError` when `engine` is instrumented already (every call would be recorded twice). */
   constructor(options: InstrumentedEngineOptions) {
-    if ((options.engine as MaybeInstrumented).isInstrumented === true) {
+    if (options.engine instanceof InstrumentedEngine) {
       throw new JarvisError({
         code: 'invalid_argument',
         message: `engine '${options.engine.engineId}' is already instrumented; wrap the inner engine only once, or every call is recorded twice`,
@@ -83,9 +76,9 @@ export class InstrumentedEngine implements InferenceEngine {
       redact === undefined ? redactShapes : (text: string) => redactShapes(redact(text));
   }
 
-  /** Calls the wrapped engine's `generate`, publishing the events; a failure is recorded and rethrown. */
+  /** Calls the wrapped engine's `generate` and records it; a failure is recorded and rethrown. */
   async generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
-    const start = this.#start(messages, options.model);
+    const start = this.#start(options.model);
     let result: GenerateResult;
     try {
       result = await this.#engine.generate(messages, options);
@@ -107,14 +100,14 @@ export class InstrumentedEngine implements InferenceEngine {
   }
 
   /**
-   * Streams from the wrapped engine, publishing `inference_start` at the first read and the end events when
-   * the stream ends, throws or is abandoned; the time to the first token is the time to the first chunk.
+   * Streams from the wrapped engine, timed from the first read and recorded when the stream ends, throws or
+   * is abandoned; the time to the first token is the time to the first chunk.
    */
   async *stream(
     messages: readonly Message[],
     options: GenerateOptions,
   ): AsyncIterable<StreamChunk> {
-    const start = this.#start(messages, options.model);
+    const start = this.#start(options.model);
     yield* measureStream(
       () => this.#engine.stream(messages, options),
       this.#clock,
@@ -137,19 +130,8 @@ export class InstrumentedEngine implements InferenceEngine {
     return this.#engine.close();
   }
 
-  #start(messages: readonly Message[], model: string): CallStart {
-    const payload: InferenceStartPayload = {
-      model,
-      engine: this.engineId,
-      messageCount: messages.length,
-    };
-    const start: CallStart = {
-      timestampMs: this.#clock.nowMs(),
-      startedMs: this.#clock.monotonicMs(),
-      model,
-    };
-    this.#bus.publish('inference_start', payload);
-    return start;
+  #start(model: string): CallStart {
+    return { timestampMs: this.#clock.nowMs(), startedMs: this.#clock.monotonicMs(), model };
   }
 
   #finish(start: CallStart, outcome: StreamOutcome): void {
@@ -164,7 +146,6 @@ export class InstrumentedEngine implements InferenceEngine {
       costUsd: this.#prices.costUsd(start.model, usage),
       ...(outcome.error === undefined ? {} : { error: this.#redact(outcome.error) }),
     });
-    this.#bus.publish('inference_end', inferenceEndPayload(record));
     this.#bus.publish('telemetry_record', { record });
   }
 }

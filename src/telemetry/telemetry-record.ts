@@ -1,28 +1,7 @@
-import { isPlainObject, type TokenUsage } from '../core/index.js';
+import { type EventPayloadMap, isPlainObject, type TokenUsage } from '../core/index.js';
 
-/** One measured model call, as published in `telemetry_record` events and stored by `TelemetryStore`. */
-export interface TelemetryRecord {
-  /** When the call started, in milliseconds since the Unix epoch. */
-  readonly timestampMs: number;
-  /** The model that was asked for. */
-  readonly model: string;
-  /** Registry key of the engine that served the call (`ollama`, `vllm`, …). */
-  readonly engine: string;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly totalTokens: number;
-  /** Seconds from the start of the call until it ended, failed or was abandoned. */
-  readonly latencySeconds: number;
-  /** Seconds until the first token arrived (0 when none did). */
-  readonly ttftSeconds: number;
-  /** Completion tokens per second of decoding (`latency - ttft`); 0 when that time is not measurable. */
-  readonly throughputTokensPerSecond: number;
-  /** Price of the call from the pricing table; 0 when the model has no price. */
-  readonly costUsd: number;
-  readonly success: boolean;
-  /** What went wrong, for failed calls. */
-  readonly error?: string;
-}
+/** One measured model call, as published in `telemetry_record` events and stored by `TelemetryStore` (defined in core). */
+export type TelemetryRecord = EventPayloadMap['telemetry_record']['record'];
 
 /** What `buildTelemetryRecord` needs to know about one finished call. */
 export interface TelemetryMeasurement {

@@ -2,7 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { databaseIncompatibleError, databaseUnreadableError, JarvisError } from '../core/index.js';
+import {
+  databaseIncompatibleError,
+  databaseUnreadableError,
+  JarvisError,
+  loadSqliteDriver,
+} from '../core/index.js';
 
 /** A better-sqlite3 connection. */
 export type SqliteDatabase = Database.Database;
@@ -65,7 +70,8 @@ export function openTelemetryDatabase(dbPath: string): SqliteDatabase {
 function openConnection(location: string): SqliteDatabase {
   try {
     if (location !== ':memory:') mkdirSync(dirname(location), { recursive: true });
-    return new (loadSqlite())(location);
+    const Sqlite = loadSqliteDriver<typeof Database>(createRequire(import.meta.url));
+    return new Sqlite(location);
   } catch (error) {
     throw unreadable(location, error);
   }
@@ -143,9 +149,4 @@ function unreadable(location: string, cause: unknown): JarvisError {
 
 function incompatible(location: string, reason: string): JarvisError {
   return databaseIncompatibleError('telemetry', location, reason);
-}
-
-/** better-sqlite3, loaded with the first database opened (commands that open none never load it). */
-function loadSqlite(): typeof Database {
-  return createRequire(import.meta.url)('better-sqlite3') as typeof Database;
 }

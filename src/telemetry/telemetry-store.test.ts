@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GenerateResult, InferenceEngine } from '../core/engine.js';
-import { type Clock, createMessage, createRedactor, EventBus, Role } from '../core/index.js';
+import {
+  type Clock,
+  createMessage,
+  createRedactor,
+  EventBus,
+  type EventPayloadMap,
+  Role,
+} from '../core/index.js';
 import { InstrumentedEngine } from './instrumented-engine.js';
 import type { TelemetryRecord } from './telemetry-record.js';
 import {
@@ -365,10 +372,14 @@ describe('TelemetryStore.attach', () => {
     const bus = new EventBus({ clock });
     store.attach(bus);
 
-    expect(() =>
-      bus.publish('telemetry_record', { record: { model: 'no numbers' } }),
-    ).not.toThrow();
-    expect(() => bus.publish('telemetry_record', {})).not.toThrow();
+    // Payloads that bypass the types (a cast, or a publisher in plain JavaScript).
+    const malformed = [
+      { record: { model: 'no numbers' } },
+      {},
+    ] as unknown as EventPayloadMap['telemetry_record'][];
+    for (const payload of malformed) {
+      expect(() => bus.publish('telemetry_record', payload)).not.toThrow();
+    }
 
     expect(store.writeFailures).toBe(2);
     expect(store.lastWriteError).toMatchObject({

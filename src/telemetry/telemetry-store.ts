@@ -114,7 +114,7 @@ export class TelemetryStore {
   attach(bus: EventBus): () => void {
     const unsubscribe = bus.subscribe('telemetry_record', (event) => {
       try {
-        this.record(event.data.record as TelemetryRecord);
+        this.record(event.data.record);
       } catch (error) {
         this.#writeFailures += 1;
         this.#lastWriteError = error;
