@@ -2,13 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AgentRegistryEntry,
-  type AgentStreamEvent,
-  JarvisError,
-  Registry,
-  type ToolRegistryEntry,
-} from '../core/index.js';
+import { type AgentStreamEvent, EventBus, JarvisError, Registry } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { defineTool } from '../tools/index.js';
 import { Jarvis, type JarvisOptions } from './jarvis.js';
@@ -32,10 +26,10 @@ function jarvisWith(engine: ScriptedEngine, options: Partial<JarvisOptions> = {}
     env: { OPENJARVIS_HOME: home },
     cwd: home,
     registries: {
-      tools: new Registry<ToolRegistryEntry>('tools'),
-      agents: new Registry<AgentRegistryEntry>('agents'),
-      engines: new Registry<unknown>('engines'),
-      memory: new Registry<unknown>('memory'),
+      tools: new Registry('tools'),
+      agents: new Registry('agents'),
+      engines: new Registry('engines'),
+      memory: new Registry('memory'),
     },
     ...options,
   });
@@ -102,6 +96,22 @@ describe('Jarvis.ask and askFull', () => {
     await expect(jarvis.ask('x')).rejects.toThrow(/config\.toml:2.*max_turns/s);
     await writeFile(configPath, '[agent]\nmax_turns = 3\n');
     expect(await jarvis.ask('x')).toBe('ok');
+  });
+});
+
+describe('Jarvis options', () => {
+  it('hands every option it shares with buildSystem to the system, the clock included', async () => {
+    const bus = new EventBus();
+    const startMs = Date.UTC(2040, 0, 1);
+    const clock = { nowMs: () => startMs, monotonicMs: () => 0 };
+    const jarvis = jarvisWith(new ScriptedEngine(), { bus, clock, model: 'named' });
+    const system = await jarvis.system();
+    expect(system.bus).toBe(bus);
+    expect((await system.engine()).model).toBe('named');
+    const task = system
+      .scheduler()
+      .createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '60' });
+    expect(task.nextRunMs).toBe(startMs + 60_000);
   });
 });
 

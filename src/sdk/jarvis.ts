@@ -2,70 +2,42 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   type AgentStreamEvent,
-  type EventBus,
   type InferenceEngine,
   JarvisError,
   type TokenUsage,
-  type Tool,
   type ToolResult,
   ZERO_USAGE,
 } from '../core/index.js';
 import {
+  type BuildSystemOptions,
   buildSystem,
   type ConfigWarning,
-  type ConfirmCallback,
-  type EngineRequestLogCallback,
   type JarvisConfig,
   type JarvisSystem,
   loadConfig,
   type RunRequest,
-  type SystemRegistries,
 } from '../system/index.js';
 import { MemoryHandle } from './memory-handle.js';
 
-/** Options of `new Jarvis()`; everything is optional. */
-export interface JarvisOptions {
+/**
+ * Options of `new Jarvis()`, all optional: those of `buildSystem` (with `engine` an engine key or a ready
+ * engine), plus where the config and the modules that register custom tools and agents come from.
+ */
+export interface JarvisOptions extends Omit<BuildSystemOptions, 'config' | 'engine' | 'engineKey'> {
   /** A config object (e.g. from `loadConfig`); otherwise the config file is read on first use. */
   readonly config?: JarvisConfig;
   /** The config file to read (default `$OPENJARVIS_CONFIG`, else `~/.openjarvis/config.toml`). */
   readonly configPath?: string;
   /** An engine key (`ollama`, `vllm`, `openai`, …) or a ready engine object. */
   readonly engine?: string | InferenceEngine;
-  readonly model?: string;
-  /** The engine server's address (with `openai` or no engine key: any OpenAI-compatible server). */
-  readonly baseUrl?: string;
-  /** Where every layer's events are published (a new bus by default). */
-  readonly bus?: EventBus;
-  /** Approves calls of tools that require confirmation; without it such calls are refused. */
-  readonly confirm?: ConfirmCallback;
-  /** Environment read for config overrides and tool keys (default `process.env`). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Registries to build from instead of the global ones (tests, embedding). */
-  readonly registries?: Partial<SystemRegistries>;
-  /** Budget of the engine discovery probe (default 400 ms). */
-  readonly discoveryTimeoutMs?: number;
   /** Modules imported before the first question so their tools and agents register (besides config `imports`). */
   readonly imports?: readonly string[];
   /** Folder relative paths are resolved against (default `process.cwd()`). */
   readonly cwd?: string;
-  /** Told of every HTTP request the engine makes (method, redacted address, status, timing). */
-  readonly requestLog?: EngineRequestLogCallback;
 }
 
-/** Per-question options of `ask`, `askFull` and `stream`. */
-export interface AskOptions {
-  /** Agent key; default: `orchestrator` with tools, else the configured default agent. */
-  readonly agent?: string;
-  /** Tool names (`calculator`, `<server>.<tool>` from MCP) or tool objects. */
-  readonly tools?: readonly (string | Tool)[];
-  readonly temperature?: number;
-  readonly maxTokens?: number;
-  readonly maxTurns?: number;
-  readonly systemPrompt?: string;
-  /** Inject what memory knows about the question (default: the config's `context_injection`). */
-  readonly context?: boolean;
-  readonly signal?: AbortSignal;
-}
+/** Per-question options of `ask`, `askFull` and `stream`: the system's `RunRequest`. */
+export type AskOptions = RunRequest;
 
 /** What `askFull` returns; `metadata` keeps the agent's keys (`max_turns_exceeded`, `usage`, …). */
 export interface AskResult {
@@ -117,19 +89,7 @@ export class Jarvis {
       [...config.imports, ...(options.imports ?? [])],
       options.cwd ?? process.cwd(),
     );
-    const engine = options.engine;
-    return buildSystem({
-      config,
-      ...(typeof engine === 'string' ? { engineKey: engine } : { engine }),
-      model: options.model,
-      baseUrl: options.baseUrl,
-      bus: options.bus,
-      confirm: options.confirm,
-      registries: options.registries,
-      env: options.env,
-      discoveryTimeoutMs: options.discoveryTimeoutMs,
-      requestLog: options.requestLog,
-    });
+    return buildSystem(systemOptions(options, config));
   }
 
   async #loadConfig(): Promise<JarvisConfig> {
@@ -150,7 +110,7 @@ export class Jarvis {
   /** Asks one question and returns the answer with turns, tool results, usage, model, engine and metadata. */
   async askFull(query: string, options: AskOptions = {}): Promise<AskResult> {
     const system = await this.system();
-    const run = await system.run(requireQuery(query), options satisfies RunRequest);
+    const run = await system.run(requireQuery(query), options);
     const { result } = run;
     return {
       content: result.content,
@@ -177,6 +137,23 @@ export class Jarvis {
     const system = await this.#system?.catch(() => undefined);
     await system?.close();
   }
+}
+
+/** The `buildSystem` options of a Jarvis: its own options with the engine as a key or an object. */
+function systemOptions(options: JarvisOptions, config: JarvisConfig): BuildSystemOptions {
+  const {
+    engine,
+    config: _config,
+    configPath: _path,
+    imports: _imports,
+    cwd: _cwd,
+    ...shared
+  } = options;
+  return {
+    ...shared,
+    config,
+    ...(typeof engine === 'string' ? { engineKey: engine } : { engine }),
+  };
 }
 
 /** Imports modules (paths relative to `cwd`, or package names) so they can register tools and agents. */

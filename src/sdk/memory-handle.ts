@@ -1,12 +1,8 @@
-import { JarvisError, type MemoryResult } from '../core/index.js';
+import { JarvisError, type MemoryResult, type RetrieveOptions } from '../core/index.js';
 import type { IndexSummary, JarvisSystem, MemoryIndexOptions } from '../system/index.js';
 
-/** Options of `jarvis.memory.search`. */
-export interface MemorySearchOptions {
-  /** Results wanted (default 5). */
-  readonly topK?: number;
-  readonly signal?: AbortSignal;
-}
+/** Options of `jarvis.memory.search`: the memory contract's retrieval options (`topK`, default 5; `signal`). */
+export type MemorySearchOptions = RetrieveOptions;
 
 /** What `jarvis.memory.stats()` reports. */
 export interface MemoryStats {
@@ -35,10 +31,7 @@ export class MemoryHandle {
   /** The stored chunks that best match `query`, best first. */
   async search(query: string, options: MemorySearchOptions = {}): Promise<readonly MemoryResult[]> {
     const memory = (await this.#system()).memory();
-    return memory.retrieve(query, {
-      topK: options.topK ?? 5,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    return memory.retrieve(query, { ...options, topK: options.topK ?? 5 });
   }
 
   /** The backend, its database and how many chunks it holds. */

@@ -1,15 +1,37 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NativeReActAgent, OrchestratorAgent } from '../agents/index.js';
-import { type AgentRegistryEntry, Registry, type ToolRegistryEntry } from '../core/index.js';
+import {
+  type AgentRegistryEntry,
+  EventBus,
+  Registry,
+  type ToolRegistryEntry,
+} from '../core/index.js';
+import { SQLiteMemory } from '../memory/index.js';
 import { assistantReply, ScriptedEngine } from '../testing/index.js';
-import { CalculatorTool, ThinkTool, ToolExecutor } from '../tools/index.js';
-import { registerBuiltinAgents, registerBuiltins } from './builtins.js';
+import { CalculatorTool, CodeInterpreterTool, ThinkTool, ToolExecutor } from '../tools/index.js';
+import {
+  BUILTIN_AGENTS,
+  BUILTIN_ENGINE_ENTRIES,
+  BUILTIN_MEMORY_BACKENDS,
+  BUILTIN_TOOLS,
+  registerAllBuiltins,
+  registerBuiltinAgents,
+  registerBuiltins,
+  registerBuiltinTools,
+} from './builtins.js';
+import { configFromToml } from './config/index.js';
+import type { SystemRegistries } from './system.js';
+import { BUILTIN_AGENT_ENTRIES } from './system-agents.js';
+import { BUILTIN_MEMORY_ENTRIES } from './system-memory.js';
+import { BUILTIN_TOOL_ENTRIES, type ToolDependencies } from './system-tools.js';
 
-describe('registerBuiltins', () => {
+describe('registerBuiltinTools', () => {
   it('registers the built-in tools under their keys, idempotently', () => {
     const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
-    registerBuiltins(tools);
-    registerBuiltins(tools);
+    registerBuiltinTools(tools);
+    registerBuiltinTools(tools);
     expect(tools.keys()).toEqual([
       'calculator',
       'think',
@@ -32,14 +54,14 @@ describe('registerBuiltins', () => {
     const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
     const mine = () => new ThinkTool();
     tools.registerValue('calculator', mine);
-    registerBuiltins(tools);
+    registerBuiltinTools(tools);
     expect(tools.get('calculator')).toBe(mine);
     expect(tools.keys()[0]).toBe('calculator');
   });
 
   it('gives scheduler tools that say the scheduler is unavailable until one is injected', async () => {
     const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
-    registerBuiltins(tools);
+    registerBuiltinTools(tools);
     const result = await tools.create('list_scheduled_tasks').execute({});
     expect(result.success).toBe(false);
     expect(result.content).toContain('scheduler is unavailable');
@@ -47,7 +69,7 @@ describe('registerBuiltins', () => {
 
   it('gives tools that work through the executor by key', async () => {
     const tools = new Registry<ToolRegistryEntry>('ToolRegistry');
-    registerBuiltins(tools);
+    registerBuiltinTools(tools);
     const executor = new ToolExecutor(['calculator', 'think'].map((key) => tools.create(key)));
     const result = await executor.execute({
       id: 'c',
@@ -84,5 +106,65 @@ describe('registerBuiltinAgents', () => {
     expect(agent).toBeInstanceOf(OrchestratorAgent);
     expect((await agent.run('Capital of France?')).content).toBe('Paris');
     engine.assertAllStepsConsumed();
+  });
+});
+
+function emptyRegistries(): SystemRegistries {
+  return {
+    tools: new Registry('tools'),
+    agents: new Registry('agents'),
+    engines: new Registry('engines'),
+    memory: new Registry('memory'),
+  };
+}
+
+describe('the tables of built-ins', () => {
+  it('builds every built-in tool as an instance of its registered class', () => {
+    const { config } = configFromToml('', join(tmpdir(), 'c.toml'), {
+      home: tmpdir(),
+      cwd: tmpdir(),
+      homeDir: tmpdir(),
+    });
+    const deps: ToolDependencies = {
+      config,
+      env: {},
+      codeInterpreter: () => new CodeInterpreterTool(),
+    };
+    for (const entry of BUILTIN_TOOL_ENTRIES) {
+      const tool = entry.build(deps);
+      expect([entry.key, tool]).toEqual([entry.key, expect.any(entry.class)]);
+      expect(tool.spec.name).toBe(entry.key);
+    }
+  });
+
+  it('builds every built-in agent as an instance of its registered class', () => {
+    const engine = new ScriptedEngine([]);
+    const options = { engine, model: 'm', tools: [], bus: new EventBus() };
+    for (const entry of BUILTIN_AGENT_ENTRIES) {
+      const settings = { ...options, temperature: 0, maxTokens: 10, maxTurns: 2 };
+      expect([entry.key, entry.build(settings)]).toEqual([entry.key, expect.any(entry.class)]);
+    }
+  });
+
+  it('registers every kind in one call, engines as factories that make their engine', async () => {
+    const registries = emptyRegistries();
+    registerAllBuiltins(registries);
+    registerAllBuiltins(registries);
+    expect(registries.tools.keys()).toEqual(BUILTIN_TOOL_ENTRIES.map((entry) => entry.key));
+    expect(registries.agents.keys()).toEqual(BUILTIN_AGENT_ENTRIES.map((entry) => entry.key));
+    expect(registries.engines.keys()).toEqual(BUILTIN_ENGINE_ENTRIES.map((entry) => entry.key));
+    expect(registries.memory.items()).toEqual([['sqlite', SQLiteMemory]]);
+    const engine = await registries.engines.create('vllm', { baseUrl: 'http://127.0.0.1:9/v1' });
+    expect(engine.engineId).toBe('vllm');
+    await engine.close();
+  });
+
+  it('keeps the deprecated names as views of the tables', () => {
+    expect(registerBuiltins).toBe(registerBuiltinTools);
+    const pairs = (table: readonly { key: string; class: unknown }[]) =>
+      table.map((entry) => [entry.key, entry.class]);
+    expect(BUILTIN_TOOLS).toEqual(pairs(BUILTIN_TOOL_ENTRIES));
+    expect(BUILTIN_AGENTS).toEqual(pairs(BUILTIN_AGENT_ENTRIES));
+    expect(BUILTIN_MEMORY_BACKENDS).toEqual(pairs(BUILTIN_MEMORY_ENTRIES));
   });
 });

@@ -1,107 +1,88 @@
 import {
-  CustomAgent,
-  NativeOpenHandsAgent,
-  NativeReActAgent,
-  OpenClawAgent,
-  OrchestratorAgent,
-  RLMAgent,
-  SimpleAgent,
-} from '../agents/index.js';
-import {
   AgentRegistry,
   type AgentRegistryEntry,
   EngineRegistry,
+  type InferenceEngine,
   MemoryRegistry,
-  type Registry,
   ToolRegistry,
   type ToolRegistryEntry,
 } from '../core/index.js';
-import { SQLiteMemory } from '../memory/index.js';
-import {
-  CancelScheduledTaskTool,
-  ListScheduledTasksTool,
-  PauseScheduledTaskTool,
-  ResumeScheduledTaskTool,
-  ScheduleTaskTool,
-} from '../scheduler/index.js';
-import {
-  CalculatorTool,
-  CodeInterpreterTool,
-  FileReadTool,
-  LLMTool,
-  RetrievalTool,
-  ThinkTool,
-  WebSearchTool,
-} from '../tools/index.js';
-import { createEngine, ENGINE_KEYS, type EngineSettings } from './engines.js';
+import { createEngine, ENGINE_KEYS, type EngineKey } from './builtin-engines.js';
+import { registeredClasses, registerMissing, type WritableRegistry } from './builtin-entry.js';
+import type { EngineSettings } from './engine-settings.js';
+import type { SystemRegistries } from './system.js';
+import { BUILTIN_AGENT_ENTRIES } from './system-agents.js';
+import { BUILTIN_MEMORY_ENTRIES, type MemoryBackendClass } from './system-memory.js';
+import { BUILTIN_TOOL_ENTRIES } from './system-tools.js';
 
 /**
- * The built-in tools by registry key. Tools with dependencies (`llm` an engine, `file_read` its allowed
- * directories, the scheduler tools a scheduler) take them as constructor options: `create(key, options)`.
+ * A built-in engine: its key and how it is made from the engine settings. The engine registry holds `build`
+ * itself (five keys share one engine class: the key decides the address and the wire details).
  */
-export const BUILTIN_TOOLS: ReadonlyArray<readonly [string, ToolRegistryEntry]> = [
-  ['calculator', CalculatorTool],
-  ['think', ThinkTool],
-  ['retrieval', RetrievalTool],
-  ['llm', LLMTool],
-  ['file_read', FileReadTool],
-  ['web_search', WebSearchTool],
-  ['code_interpreter', CodeInterpreterTool],
-  ['schedule_task', ScheduleTaskTool],
-  ['list_scheduled_tasks', ListScheduledTasksTool],
-  ['pause_scheduled_task', PauseScheduledTaskTool],
-  ['resume_scheduled_task', ResumeScheduledTaskTool],
-  ['cancel_scheduled_task', CancelScheduledTaskTool],
-];
-
-/**
- * Registers the built-in engine keys in the engine registry (the global one by default): each entry is a
- * factory `(settings?: EngineSettings) => Promise<InferenceEngine>`. Idempotent, like `registerBuiltins`.
- */
-export function registerBuiltinEngines(engines: Registry<unknown> = EngineRegistry): void {
-  for (const key of ENGINE_KEYS) {
-    if (!engines.contains(key))
-      engines.registerValue(key, (settings?: EngineSettings) => createEngine(key, settings));
-  }
+export interface BuiltinEngineEntry {
+  readonly key: EngineKey;
+  readonly build: (settings?: EngineSettings) => Promise<InferenceEngine>;
 }
 
-/**
- * Registers the built-in tools in the given registry (the global `ToolRegistry` by default). Idempotent: keys
- * already present (built-ins registered earlier, or a user's own tool under that key) are left as they are.
- */
-export function registerBuiltins(tools: Registry<ToolRegistryEntry> = ToolRegistry): void {
-  for (const [key, entry] of BUILTIN_TOOLS) {
-    if (!tools.contains(key)) tools.registerValue(key, entry);
-  }
+/** The built-in engines, in registration order. */
+export const BUILTIN_ENGINE_ENTRIES: readonly BuiltinEngineEntry[] = ENGINE_KEYS.map((key) => ({
+  key,
+  build: (settings?: EngineSettings) => createEngine(key, settings),
+}));
+
+/** Registers the built-in tools (the global `ToolRegistry` by default); a user's tool under a built-in key stays. */
+export function registerBuiltinTools(
+  tools: WritableRegistry<ToolRegistryEntry> = ToolRegistry,
+): void {
+  registerMissing(tools, registeredClasses(BUILTIN_TOOL_ENTRIES));
 }
 
-/** The built-in agents by registry key (`react` is an alias of `native_react`). */
-export const BUILTIN_AGENTS: ReadonlyArray<readonly [string, AgentRegistryEntry]> = [
-  ['simple', SimpleAgent],
-  ['orchestrator', OrchestratorAgent],
-  ['openclaw', OpenClawAgent],
-  ['custom', CustomAgent],
-  ['native_react', NativeReActAgent],
-  ['react', NativeReActAgent],
-  ['native_openhands', NativeOpenHandsAgent],
-  ['rlm', RLMAgent],
-];
-
-/** The built-in memory backends by registry key. */
-export const BUILTIN_MEMORY_BACKENDS: ReadonlyArray<readonly [string, unknown]> = [
-  ['sqlite', SQLiteMemory],
-];
-
-/** Registers the built-in memory backends in the memory registry (the global one by default); idempotent. */
-export function registerBuiltinMemory(backends: Registry<unknown> = MemoryRegistry): void {
-  for (const [key, entry] of BUILTIN_MEMORY_BACKENDS) {
-    if (!backends.contains(key)) backends.registerValue(key, entry);
-  }
+/** Registers the built-in agents (the global `AgentRegistry` by default); idempotent. */
+export function registerBuiltinAgents(
+  agents: WritableRegistry<AgentRegistryEntry> = AgentRegistry,
+): void {
+  registerMissing(agents, registeredClasses(BUILTIN_AGENT_ENTRIES));
 }
 
-/** Registers the built-in agents in the agent registry (the global one by default); idempotent. */
-export function registerBuiltinAgents(agents: Registry<AgentRegistryEntry> = AgentRegistry): void {
-  for (const [key, entry] of BUILTIN_AGENTS) {
-    if (!agents.contains(key)) agents.registerValue(key, entry);
-  }
+/** Registers the built-in engine factories (the global `EngineRegistry` by default); idempotent. */
+export function registerBuiltinEngines(
+  engines: WritableRegistry<
+    (settings?: EngineSettings) => Promise<InferenceEngine>
+  > = EngineRegistry,
+): void {
+  registerMissing(
+    engines,
+    BUILTIN_ENGINE_ENTRIES.map((entry) => [entry.key, entry.build] as const),
+  );
 }
+
+/** Registers the built-in memory backends (the global `MemoryRegistry` by default); idempotent. */
+export function registerBuiltinMemory(
+  backends: WritableRegistry<MemoryBackendClass> = MemoryRegistry,
+): void {
+  registerMissing(backends, registeredClasses(BUILTIN_MEMORY_ENTRIES));
+}
+
+/** Registers every built-in (tools, agents, engines, memory backends) in the given registries; idempotent. */
+export function registerAllBuiltins(registries: SystemRegistries): void {
+  registerBuiltinTools(registries.tools);
+  registerBuiltinAgents(registries.agents);
+  registerBuiltinEngines(registries.engines);
+  registerBuiltinMemory(registries.memory);
+}
+
+/** @deprecated Use `registerBuiltinTools` (this registers the built-in tools only). */
+export const registerBuiltins: (tools?: WritableRegistry<ToolRegistryEntry>) => void =
+  registerBuiltinTools;
+
+/** @deprecated Use `BUILTIN_TOOL_ENTRIES`: the built-in tools as `[key, class]` pairs. */
+export const BUILTIN_TOOLS: ReadonlyArray<readonly [string, ToolRegistryEntry]> =
+  registeredClasses(BUILTIN_TOOL_ENTRIES);
+
+/** @deprecated Use `BUILTIN_AGENT_ENTRIES`: the built-in agents as `[key, class]` pairs. */
+export const BUILTIN_AGENTS: ReadonlyArray<readonly [string, AgentRegistryEntry]> =
+  registeredClasses(BUILTIN_AGENT_ENTRIES);
+
+/** @deprecated Use `BUILTIN_MEMORY_ENTRIES`: the built-in memory backends as `[key, class]` pairs. */
+export const BUILTIN_MEMORY_BACKENDS: ReadonlyArray<readonly [string, unknown]> =
+  registeredClasses(BUILTIN_MEMORY_ENTRIES);

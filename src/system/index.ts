@@ -9,46 +9,49 @@ export {
 export type { ConfirmationRequest, ConfirmCallback } from '../tools/index.js';
 export {
   BUILTIN_AGENTS,
+  BUILTIN_ENGINE_ENTRIES,
   BUILTIN_MEMORY_BACKENDS,
   BUILTIN_TOOLS,
+  type BuiltinEngineEntry,
+  registerAllBuiltins,
   registerBuiltinAgents,
   registerBuiltinEngines,
   registerBuiltinMemory,
   registerBuiltins,
+  registerBuiltinTools,
 } from './builtins.js';
-export type { ConfigProblem } from './config-fields.js';
-export { MAX_CONFIG_BYTES, readConfigFile } from './config-file.js';
-export { type InitConfigOptions, initConfig } from './config-init.js';
 export {
+  type AgentConfig,
+  type CodeInterpreterConfig,
   type ConfigContext,
   ConfigError,
   type ConfigLocation,
+  type ConfigProblem,
+  type ConfigWarning,
   configFromToml,
   configLocation,
+  configSecrets,
+  type EngineConfig,
+  environmentSecrets,
+  type InitConfigOptions,
+  initConfig,
+  type JarvisConfig,
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
-} from './config-load.js';
-export { configSecrets, environmentSecrets } from './config-secrets.js';
-export {
+  MAX_CONFIG_BYTES,
+  type McpConfig,
+  type McpServerConfig,
+  type MemoryConfig,
+  readConfigFile,
+  type SchedulerConfig,
   STARTER_CONFIG,
+  type TelemetryConfig,
+  type ToolsConfig,
   type WriteStarterConfigOptions,
   type WrittenStarterConfig,
   writeStarterConfig,
-} from './config-starter.js';
-export type {
-  AgentConfig,
-  CodeInterpreterConfig,
-  ConfigWarning,
-  EngineConfig,
-  JarvisConfig,
-  McpConfig,
-  McpServerConfig,
-  MemoryConfig,
-  SchedulerConfig,
-  TelemetryConfig,
-  ToolsConfig,
-} from './config-types.js';
+} from './config/index.js';
 export {
   type DiagnosticCheck,
   type DiagnosticStatus,
@@ -56,6 +59,7 @@ export {
   type DiagnosticsReport,
   runDiagnostics,
 } from './diagnostics.js';
+export { type EngineSelection, selectEngine } from './engine-selection.js';
 export {
   type EngineModels,
   type EngineStatus,
@@ -89,6 +93,8 @@ export {
 } from './system.js';
 export {
   type AgentBuildOptions,
+  BUILTIN_AGENT_ENTRIES,
+  type BuiltinAgentEntry,
   checkRunnableAgent,
   createRegisteredAgent,
   isTemplateAgent,
@@ -98,11 +104,24 @@ export {
   chooseEngine,
   chooseModel,
   type EngineChoice,
+  engineSelectionOf,
   engineSettingsOf,
   type ResolvedEngine,
 } from './system-engine.js';
+export {
+  BUILTIN_MEMORY_ENTRIES,
+  type BuiltinMemoryEntry,
+  createRegisteredMemory,
+  type MemoryDependencies,
+} from './system-memory.js';
 export type { PreparedRun, RunRequest } from './system-run.js';
-export { createRegisteredTool, type ToolDependencies, unknownToolError } from './system-tools.js';
+export {
+  BUILTIN_TOOL_ENTRIES,
+  type BuiltinToolEntry,
+  createRegisteredTool,
+  type ToolDependencies,
+  unknownToolError,
+} from './system-tools.js';
 export {
   type AgentCatalogEntry,
   agentCatalog,

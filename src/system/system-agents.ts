@@ -1,4 +1,12 @@
-import { CustomAgent } from '../agents/index.js';
+import {
+  CustomAgent,
+  NativeOpenHandsAgent,
+  NativeReActAgent,
+  OpenClawAgent,
+  OrchestratorAgent,
+  RLMAgent,
+  SimpleAgent,
+} from '../agents/index.js';
 import {
   type Agent,
   type AgentRegistryEntry,
@@ -10,6 +18,7 @@ import {
   type Tool,
 } from '../core/index.js';
 import type { ConfirmCallback } from '../tools/index.js';
+import { type BuiltinEntry, builtinBuilder } from './builtin-entry.js';
 import { unknownNameMessage } from './unknown-name.js';
 
 /** Everything an agent is constructed with; each agent class takes the options it knows. */
@@ -56,6 +65,35 @@ export function templateAgentError(name: string, runnable: readonly string[]): J
   });
 }
 
+/** The options an agent class is constructed with: `AgentBuildOptions` without the options left unset. */
+export type AgentConstructorOptions = Omit<
+  AgentBuildOptions,
+  'systemPrompt' | 'confirm' | 'clock'
+> & { readonly systemPrompt?: string; readonly confirm?: ConfirmCallback; readonly clock?: Clock };
+
+/** A built-in agent: its key, its class (what the agent registry holds) and how it is built. */
+export type BuiltinAgentEntry = BuiltinEntry<AgentRegistryEntry, AgentConstructorOptions, Agent>;
+
+/** An agent class's entry: the class is constructed with the build options. */
+function agentEntry(
+  key: string,
+  Class: new (options: AgentConstructorOptions) => Agent,
+): BuiltinAgentEntry {
+  return { key, class: Class, build: (options) => new Class(options) };
+}
+
+/** The built-in agents, in registration order (`react` is an alias of `native_react`). */
+export const BUILTIN_AGENT_ENTRIES: readonly BuiltinAgentEntry[] = [
+  agentEntry('simple', SimpleAgent),
+  agentEntry('orchestrator', OrchestratorAgent),
+  agentEntry('openclaw', OpenClawAgent),
+  agentEntry('custom', CustomAgent),
+  agentEntry('native_react', NativeReActAgent),
+  agentEntry('react', NativeReActAgent),
+  agentEntry('native_openhands', NativeOpenHandsAgent),
+  agentEntry('rlm', RLMAgent),
+];
+
 /**
  * Makes the agent registered under `name`; unknown names throw, listing the runnable agents, and a template
  * (`custom`) throws saying how to use it.
@@ -66,13 +104,9 @@ export function createRegisteredAgent(
   options: AgentBuildOptions,
 ): Agent {
   checkRunnableAgent(name, registry);
-  const { systemPrompt, confirm, clock, ...rest } = options;
-  const agent: unknown = registry.create(name, {
-    ...rest,
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    ...(confirm === undefined ? {} : { confirm }),
-    ...(clock === undefined ? {} : { clock }),
-  });
+  const settled = constructorOptions(options);
+  const build = builtinBuilder(BUILTIN_AGENT_ENTRIES, registry.get(name));
+  const agent: unknown = build ? build(settled) : registry.create(name, settled);
   if (!isAgent(agent)) {
     throw new JarvisError({
       code: 'invalid_agent',
@@ -80,6 +114,17 @@ export function createRegisteredAgent(
     });
   }
   return agent;
+}
+
+/** The build options without the optional ones that are unset (agents take them as absent, not undefined). */
+function constructorOptions(options: AgentBuildOptions): AgentConstructorOptions {
+  const { systemPrompt, confirm, clock, ...rest } = options;
+  return {
+    ...rest,
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    ...(confirm === undefined ? {} : { confirm }),
+    ...(clock === undefined ? {} : { clock }),
+  };
 }
 
 function isAgent(value: unknown): value is Agent {

@@ -8,10 +8,10 @@ import {
   type Tool,
 } from '../core/index.js';
 import { buildContextMessage } from '../memory/index.js';
-import type { JarvisConfig } from './config-types.js';
+import type { JarvisConfig } from './config/index.js';
 import type { ResolvedEngine } from './system-engine.js';
 
-/** What one question is run with; everything left out comes from the config. */
+/** What one question is run with (the SDK's `AskOptions`); everything left out comes from the config. */
 export interface RunRequest {
   /** Agent registry key; default: `orchestrator` when tools are given, else the configured default agent. */
   readonly agent?: string | undefined;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { JarvisError, Registry, type ToolRegistryEntry } from '../core/index.js';
 import { CodeInterpreterTool } from '../tools/index.js';
-import { registerBuiltins } from './builtins.js';
-import { configFromToml } from './config-load.js';
+import { registerBuiltinTools } from './builtins.js';
+import { configFromToml } from './config/index.js';
 import { createRegisteredTool, unknownToolError } from './system-tools.js';
 
 describe('unknown tool names', () => {
@@ -22,7 +22,7 @@ describe('unknown tool names', () => {
 
   it('createRegisteredTool refuses a misspelled built-in with a suggestion', () => {
     const tools = new Registry<ToolRegistryEntry>('tools');
-    registerBuiltins(tools);
+    registerBuiltinTools(tools);
     const { config } = configFromToml('', '/w/c.toml', { home: '/h', cwd: '/w', homeDir: '/h' });
     let error: unknown;
     try {

@@ -7,22 +7,26 @@ import {
   type Tool,
   type ToolRegistryEntry,
 } from '../core/index.js';
-import type { TaskScheduler } from '../scheduler/index.js';
 import {
   CancelScheduledTaskTool,
   ListScheduledTasksTool,
   PauseScheduledTaskTool,
   ResumeScheduledTaskTool,
+  type SchedulerToolOptions,
   ScheduleTaskTool,
+  type TaskScheduler,
 } from '../scheduler/index.js';
 import {
+  CalculatorTool,
   CodeInterpreterTool,
   FileReadTool,
   LLMTool,
   RetrievalTool,
+  ThinkTool,
   WebSearchTool,
 } from '../tools/index.js';
-import type { JarvisConfig } from './config-types.js';
+import { type BuiltinEntry, builtinBuilder } from './builtin-entry.js';
+import type { JarvisConfig } from './config/index.js';
 import { webSearchSettings } from './tool-settings.js';
 import { unknownNameMessage } from './unknown-name.js';
 
@@ -38,51 +42,67 @@ export interface ToolDependencies {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/** Builds one built-in tool class with what it depends on. */
-type BuiltinFactory = (deps: ToolDependencies) => Tool;
+/** A built-in tool: its key, its class (what the tool registry holds) and how it is built with its dependencies. */
+export type BuiltinToolEntry = BuiltinEntry<ToolRegistryEntry, ToolDependencies, Tool>;
 
-const SCHEDULER_TOOLS = [
-  ScheduleTaskTool,
-  ListScheduledTasksTool,
-  PauseScheduledTaskTool,
-  ResumeScheduledTaskTool,
-  CancelScheduledTaskTool,
-] as const;
+/** A scheduler tool's entry: it gets the system's scheduler, opened only when the tool is built. */
+function schedulerTool(
+  key: string,
+  Class: new (options: SchedulerToolOptions) => Tool,
+): BuiltinToolEntry {
+  return {
+    key,
+    class: Class,
+    build: (deps) => new Class(deps.scheduler ? { scheduler: deps.scheduler() } : {}),
+  };
+}
 
-const BUILTIN_FACTORIES = new Map<unknown, BuiltinFactory>([
-  [RetrievalTool, (deps) => new RetrievalTool(deps.memory ? { backend: deps.memory() } : {})],
-  [
-    LLMTool,
-    (deps) =>
+/**
+ * The built-in tools, in registration order. Tools with dependencies (`llm` an engine, `file_read` its allowed
+ * directories, the scheduler tools a scheduler) get them from `build`; the registry's class alone makes them
+ * without (`ToolRegistry.create('calculator')`).
+ */
+export const BUILTIN_TOOL_ENTRIES: readonly BuiltinToolEntry[] = [
+  { key: 'calculator', class: CalculatorTool, build: () => new CalculatorTool() },
+  { key: 'think', class: ThinkTool, build: () => new ThinkTool() },
+  {
+    key: 'retrieval',
+    class: RetrievalTool,
+    build: (deps) => new RetrievalTool(deps.memory ? { backend: deps.memory() } : {}),
+  },
+  {
+    key: 'llm',
+    class: LLMTool,
+    build: (deps) =>
       new LLMTool(deps.engine ? { engine: deps.engine.engine, model: deps.engine.model } : {}),
-  ],
-  [
-    FileReadTool,
-    (deps) =>
+  },
+  {
+    key: 'file_read',
+    class: FileReadTool,
+    build: ({ config }) =>
       new FileReadTool({
-        allowedDirs: deps.config.tools.fileReadAllowedDirs,
-        allowSecrets: deps.config.tools.fileReadAllowSecretFiles,
+        allowedDirs: config.tools.fileReadAllowedDirs,
+        allowSecrets: config.tools.fileReadAllowSecretFiles,
       }),
-  ],
-  [
-    WebSearchTool,
-    (deps) =>
+  },
+  {
+    key: 'web_search',
+    class: WebSearchTool,
+    build: ({ config, env }) =>
       new WebSearchTool(
-        webSearchSettings(deps.env, {
-          provider: deps.config.tools.webSearchProvider,
-          baseUrl: deps.config.tools.webSearchBaseUrl,
+        webSearchSettings(env, {
+          provider: config.tools.webSearchProvider,
+          baseUrl: config.tools.webSearchBaseUrl,
         }),
       ),
-  ],
-  [CodeInterpreterTool, (deps) => deps.codeInterpreter()],
-  ...SCHEDULER_TOOLS.map(
-    (Tool) =>
-      [
-        Tool,
-        (deps: ToolDependencies) => new Tool(deps.scheduler ? { scheduler: deps.scheduler() } : {}),
-      ] as const,
-  ),
-]);
+  },
+  { key: 'code_interpreter', class: CodeInterpreterTool, build: (deps) => deps.codeInterpreter() },
+  schedulerTool('schedule_task', ScheduleTaskTool),
+  schedulerTool('list_scheduled_tasks', ListScheduledTasksTool),
+  schedulerTool('pause_scheduled_task', PauseScheduledTaskTool),
+  schedulerTool('resume_scheduled_task', ResumeScheduledTaskTool),
+  schedulerTool('cancel_scheduled_task', CancelScheduledTaskTool),
+];
 
 /**
  * Makes the tool registered under `name`: built-ins get their dependencies injected, other entries (a user's
@@ -96,8 +116,8 @@ export function createRegisteredTool(
   if (!registry.contains(name)) throw unknownToolError(name, registry.keys());
   const entry: unknown = registry.get(name);
   if (isTool(entry)) return entry;
-  const factory = BUILTIN_FACTORIES.get(entry);
-  if (factory !== undefined) return factory(deps);
+  const build = builtinBuilder(BUILTIN_TOOL_ENTRIES, entry);
+  if (build !== undefined) return build(deps);
   const tool: unknown = registry.create(name);
   if (!isTool(tool)) {
     throw new JarvisError({

@@ -4,18 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AgentRegistryEntry,
-  EventBus,
-  JarvisError,
-  Registry,
-  type ToolRegistryEntry,
-} from '../core/index.js';
+import { EventBus, JarvisError, Registry } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { defineTool } from '../tools/index.js';
-import { configFromToml } from './config-load.js';
-import type { JarvisConfig } from './config-types.js';
-import { buildSystem, type JarvisSystem } from './system.js';
+import { configFromToml, type JarvisConfig } from './config/index.js';
+import { buildSystem, type JarvisSystem, type SystemRegistries } from './system.js';
 
 let home: string;
 let systems: JarvisSystem[];
@@ -34,12 +27,12 @@ function configOf(toml = ''): JarvisConfig {
   return configFromToml(toml, join(home, 'config.toml'), { home, cwd: home, homeDir: home }).config;
 }
 
-function isolatedRegistries() {
+function isolatedRegistries(): SystemRegistries {
   return {
-    tools: new Registry<ToolRegistryEntry>('tools'),
-    agents: new Registry<AgentRegistryEntry>('agents'),
-    engines: new Registry<unknown>('engines'),
-    memory: new Registry<unknown>('memory'),
+    tools: new Registry('tools'),
+    agents: new Registry('agents'),
+    engines: new Registry('engines'),
+    memory: new Registry('memory'),
   };
 }
 

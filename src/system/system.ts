@@ -33,17 +33,13 @@ import {
   type ConfirmCallback,
   type SandboxBackendChoice,
 } from '../tools/index.js';
-import {
-  registerBuiltinAgents,
-  registerBuiltinEngines,
-  registerBuiltinMemory,
-  registerBuiltins,
-} from './builtins.js';
-import { configSecrets } from './config-secrets.js';
-import type { JarvisConfig } from './config-types.js';
-import type { EngineRequestLogCallback } from './engines.js';
+import { registerAllBuiltins } from './builtins.js';
+import { configSecrets, type JarvisConfig } from './config/index.js';
+import { selectEngine } from './engine-selection.js';
+import type { EngineRequestLogCallback } from './engine-settings.js';
 import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
-import { chooseEngine, chooseModel, type ResolvedEngine } from './system-engine.js';
+import { chooseModel, engineSelectionOf, type ResolvedEngine } from './system-engine.js';
+import { createRegisteredMemory } from './system-memory.js';
 import {
   buildRunContext,
   chooseAgentName,
@@ -58,27 +54,33 @@ import { createRegisteredTool, type ToolDependencies, unknownToolError } from '.
 export interface SystemRegistries {
   readonly tools: Registry<ToolRegistryEntry>;
   readonly agents: Registry<AgentRegistryEntry>;
-  readonly engines: Registry<unknown>;
-  readonly memory: Registry<unknown>;
+  readonly engines: typeof EngineRegistry;
+  readonly memory: typeof MemoryRegistry;
 }
 
-/** Options of `buildSystem`: the config plus what flags and callers choose over it. */
+/**
+ * Options of `buildSystem`: the config plus what flags and callers choose over it (`JarvisOptions` is derived
+ * from this type).
+ */
 export interface BuildSystemOptions {
   readonly config: JarvisConfig;
   /** A ready engine, used as is (the system closes it on `close()`). */
   readonly engine?: InferenceEngine | undefined;
-  /** `--engine`. */
+  /** An engine key (`ollama`, `vllm`, `openai`, …; the CLI's `--engine`): used as given, never replaced. */
   readonly engineKey?: string | undefined;
-  /** `--model`. */
+  /** The model (`--model`); default: the config's, else the engine's first model. */
   readonly model?: string | undefined;
-  /** `--base-url`. */
+  /** The engine server's address (`--base-url`; with `openai` or no engine key: any OpenAI-compatible server). */
   readonly baseUrl?: string | undefined;
+  /** Where every layer's events are published (a new bus by default). */
   readonly bus?: EventBus | undefined;
-  /** Approves calls of tools that require confirmation; without it they are refused. */
+  /** Approves calls of tools that require confirmation; without it such calls are refused. */
   readonly confirm?: ConfirmCallback | undefined;
+  /** Registries to build from instead of the global ones (tests, embedding); the built-ins are added. */
   readonly registries?: Partial<SystemRegistries> | undefined;
-  /** Environment for tool settings (web_search keys); default `process.env`. */
+  /** Environment read for config secrets and tool keys such as web_search's (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** The clock of the scheduler and the agents (default the system clock). */
   readonly clock?: Clock | undefined;
   /** Budget of the engine discovery probe (default 400 ms). */
   readonly discoveryTimeoutMs?: number | undefined;
@@ -131,10 +133,7 @@ export class JarvisSystem {
       engines: options.registries?.engines ?? EngineRegistry,
       memory: options.registries?.memory ?? MemoryRegistry,
     };
-    registerBuiltins(this.registries.tools);
-    registerBuiltinAgents(this.registries.agents);
-    registerBuiltinEngines(this.registries.engines);
-    registerBuiltinMemory(this.registries.memory);
+    registerAllBuiltins(this.registries);
   }
 
   /** The engine, its key and the model, chosen on first use (telemetry wraps it when enabled). */
@@ -149,23 +148,22 @@ export class JarvisSystem {
 
   async #resolveEngine(signal: AbortSignal | undefined): Promise<ResolvedEngine> {
     const choice = { ...this.#options, signal };
-    const chosen = await chooseEngine(choice, this.registries.engines);
+    const chosen = await selectEngine(engineSelectionOf(choice, this.registries.engines));
     const model = await chooseModel(choice, chosen.key, chosen.engine).catch(async (error) => {
       await chosen.engine.close().catch(() => undefined);
       throw error;
     });
-    const address = (chosen.engine as { readonly baseUrl?: unknown }).baseUrl;
     return {
       key: chosen.key,
       engine: this.#instrument(chosen.engine),
       model,
-      ...(typeof address === 'string' ? { address } : {}),
+      ...(chosen.address === undefined ? {} : { address: chosen.address }),
     };
   }
 
   #instrument(engine: InferenceEngine): InferenceEngine {
     if (!this.config.telemetry.enabled) return engine;
-    if ((engine as { readonly isInstrumented?: unknown }).isInstrumented === true) return engine;
+    if (engine instanceof InstrumentedEngine) return engine;
     this.telemetry().attach(this.bus);
     return new InstrumentedEngine({ engine, bus: this.bus, redact: this.redact });
   }
@@ -183,10 +181,10 @@ export class JarvisSystem {
   /** The memory backend (opened, and its database created, on first use). */
   memory(): MemoryBackend {
     this.#requireOpen();
-    this.#memory ??= this.registries.memory.create(this.config.memory.backend, {
+    this.#memory ??= createRegisteredMemory(this.config.memory.backend, this.registries.memory, {
       dbPath: this.config.memory.dbPath,
       bus: this.bus,
-    }) as MemoryBackend;
+    });
     return this.#memory;
   }
 

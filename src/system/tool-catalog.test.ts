@@ -10,9 +10,9 @@ import {
   type ToolRegistryEntry,
 } from '../core/index.js';
 import { BaseTool } from '../tools/index.js';
-import { BUILTIN_TOOLS } from './builtins.js';
-import { configFromToml } from './config-load.js';
+import { configFromToml } from './config/index.js';
 import { buildSystem } from './system.js';
+import { BUILTIN_TOOL_ENTRIES } from './system-tools.js';
 import { agentCatalog, toolCatalog } from './tool-catalog.js';
 
 class PricedTool extends BaseTool {
@@ -75,7 +75,9 @@ describe('toolCatalog', () => {
   it('lists every built-in from its spec without opening a database', async () => {
     const system = systemWith(new Registry('T'));
     const catalog = toolCatalog(system, { env: {} });
-    expect(catalog.map((tool) => tool.name)).toEqual(BUILTIN_TOOLS.map(([name]) => name).sort());
+    expect(catalog.map((tool) => tool.name)).toEqual(
+      BUILTIN_TOOL_ENTRIES.map((entry) => entry.key).sort(),
+    );
     expect(catalog.find((tool) => tool.name === 'calculator')).toMatchObject({
       category: 'math',
       requiresConfirmation: false,
