@@ -3,7 +3,21 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-/** DESIGN.md §3: which top-level folders of src/ each folder may import. */
+/**
+ * DESIGN.md §3's picture, bottom up: "core <- tools, engine, memory, telemetry <- agents, scheduler, sessions, mcp
+ * <- system <- sdk <- server, cli". A folder may import only folders of a lower tier (`testing`, the shipped fakes,
+ * sits beside agents: it builds on core and tools).
+ */
+const TIERS: readonly (readonly string[])[] = [
+  ['core'],
+  ['tools', 'engine', 'memory', 'telemetry'],
+  ['agents', 'scheduler', 'mcp', 'testing'],
+  ['system'],
+  ['sdk'],
+  ['cli'],
+];
+
+/** Which top-level folders of src/ each folder may import: never upward in TIERS, often stricter. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   core: [],
   tools: ['core'],
@@ -13,10 +27,23 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   testing: ['core', 'tools'],
   agents: ['core', 'tools'],
   scheduler: ['core', 'tools'],
+  // Below system: config-listed MCP servers become ordinary tools that system hands to agents.
+  mcp: ['core', 'tools'],
   system: ['core', 'tools', 'engine', 'memory', 'telemetry', 'agents', 'scheduler', 'mcp'],
   sdk: ['core', 'system'],
-  mcp: ['core', 'tools'],
-  cli: ['core', 'sdk', 'mcp'],
+  // The CLI imports each thing from the folder that owns it (the SDK re-exports nothing for it).
+  cli: [
+    'core',
+    'tools',
+    'engine',
+    'memory',
+    'telemetry',
+    'agents',
+    'scheduler',
+    'mcp',
+    'system',
+    'sdk',
+  ],
 };
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
@@ -31,6 +58,19 @@ interface SourceFile {
 
 function importsOf(text: string): string[] {
   return [...text.matchAll(IMPORT_PATTERN)].map((match) => match[1] ?? match[2] ?? '');
+}
+
+function tierOf(folder: string): number {
+  return TIERS.findIndex((tier) => tier.includes(folder));
+}
+
+/** Lists every rule of `allowed` that lets a folder import its own or a higher tier. */
+function upwardRules(allowed: Readonly<Record<string, readonly string[]>>): string[] {
+  return Object.entries(allowed).flatMap(([from, targets]) =>
+    targets
+      .filter((to) => tierOf(from) < 0 || tierOf(to) < 0 || tierOf(to) >= tierOf(from))
+      .map((to) => `${from}/ may import ${to}/`),
+  );
 }
 
 function layerOf(path: string): string {
@@ -101,6 +141,17 @@ describe('architecture', () => {
     for (const folder of folders) expect(Object.keys(ALLOWED)).toContain(folder);
   });
 
+  it('the rules only point down the tiers of DESIGN.md §3 (mcp below system)', () => {
+    expect(upwardRules(ALLOWED)).toEqual([]);
+    expect(tierOf('mcp')).toBeLessThan(tierOf('system'));
+    expect(upwardRules({ mcp: ['system'], system: ['sdk'], cli: ['cli'], x: ['core'] })).toEqual([
+      'mcp/ may import system/',
+      'system/ may import sdk/',
+      'cli/ may import cli/',
+      'x/ may import core/',
+    ]);
+  });
+
   it('catches each kind of violation', () => {
     const files: SourceFile[] = [
       {
@@ -112,7 +163,8 @@ describe('architecture', () => {
       { path: 'agents/d.ts', text: "import { BaseTool } from '../tools/base-tool.js';" },
       { path: 'sdk/e.ts', text: "export { S } from '../testing/index.js';" },
       { path: 'tools/f.ts', text: "import { g } from './index.js';" },
-      { path: 'cli/g.ts', text: "const m = await import('../engine/index.js');" },
+      { path: 'mcp/g.ts', text: "const m = await import('../system/index.js');" },
+      { path: 'cli/h.ts', text: "import { Jarvis } from '../sdk/jarvis.js';" },
       { path: 'tools/ok.test.ts', text: "import { S } from '../testing/index.js';" },
       { path: 'system/ok.ts', text: "import {\n  ToolExecutor,\n} from '../tools/index.js';" },
       { path: 'index.ts', text: "export { Jarvis } from './sdk/index.js';" },
@@ -125,7 +177,8 @@ describe('architecture', () => {
       "agents/d.ts: reaches into tools/ ('../tools/base-tool.js'); import tools/index.js instead",
       "sdk/e.ts: imports testing/ ('../testing/index.js'); only tests may",
       "tools/f.ts: imports its own folder's index ('./index.js'); import the sibling file directly",
-      "cli/g.ts: cli/ must not import engine/ ('../engine/index.js')",
+      "mcp/g.ts: mcp/ must not import system/ ('../system/index.js')",
+      "cli/h.ts: reaches into sdk/ ('../sdk/jarvis.js'); import sdk/index.js instead",
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentCatalogEntry } from '../sdk/index.js';
+import type { AgentCatalogEntry } from '../system/index.js';
 import { agentsJson, agentsTable } from './agents-action.js';
 
 const CATALOG: readonly AgentCatalogEntry[] = [

@@ -1,15 +1,15 @@
-import type { AgentCatalogEntry } from '../sdk/index.js';
+import type { AgentCatalogEntry } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
 import { jsonText, untrustedLine } from './cli-output.js';
+import type { ListFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
 import { formatTable } from './table.js';
-import type { ListFlags } from './tools-command.js';
 
 /** `jarvis agents list`: every registered agent key and its class; the default one and templates are marked. */
 export async function runAgentsList(flags: ListFlags, io: CliIo): Promise<void> {
   const jarvis = await openJarvis(flags, io);
   try {
-    const { agentCatalog } = await import('../sdk/index.js');
+    const { agentCatalog } = await import('../system/index.js');
     const catalog = agentCatalog(await jarvis.system());
     io.stdout.write(flags.json === true ? agentsJson(catalog) : agentsTable(catalog));
   } finally {

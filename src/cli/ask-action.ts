@@ -1,7 +1,6 @@
 import type { AgentResult } from '../core/index.js';
 import type { AskOptions, Jarvis } from '../sdk/index.js';
 import { withAdvice } from './ask-advice.js';
-import type { AskFlags } from './ask-command.js';
 import { formatAskJson } from './ask-json.js';
 import { readQuery } from './ask-query.js';
 import { StreamedAnswer } from './ask-render.js';
@@ -10,6 +9,7 @@ import { AskView } from './ask-view.js';
 import { CliExit, ExitCode } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticText } from './cli-output.js';
+import type { AskFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
 
 /** What a finished run left to report: its turns and metadata (for the stop reason). */

@@ -1,21 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag, parseNameList, parseNumberFlag } from './cli-options.js';
-import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
-
-/** The flags of `jarvis ask` as commander parses them (`stream` and `context` default to true). */
-export interface AskFlags extends JarvisFlags {
-  readonly agent?: string;
-  readonly tools?: readonly string[];
-  readonly maxTurns?: number;
-  readonly temperature?: number;
-  readonly maxTokens?: number;
-  readonly system?: string;
-  readonly json?: boolean;
-  readonly stream: boolean;
-  readonly context: boolean;
-  readonly yes?: boolean;
-}
+import type { AskFlags } from './command-flags.js';
+import { addJarvisFlags } from './jarvis-options.js';
 
 const ASK_EXAMPLES = `
 Examples:

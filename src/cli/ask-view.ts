@@ -1,5 +1,5 @@
 import { type AgentStreamEvent, type Clock, EventBus } from '../core/index.js';
-import type { JarvisSystem } from '../sdk/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import { type Approval, createApproval } from './approval.js';
 import { ToolActivity } from './ask-activity.js';
 import { AnswerWriter } from './ask-render.js';

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Clock } from '../core/index.js';
-import type { JarvisSystem } from '../sdk/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import { AskView, engineAddress } from './ask-view.js';
 import { WaitingNotice } from './ask-wait.js';
 import type { CliIo } from './cli-io.js';
@@ -101,7 +101,7 @@ describe('AskView', () => {
   it('starts the notice on inference_start and clears it on the first token of the stream', () => {
     const { io, stderr } = terminalIo();
     const view = new AskView({ io, yes: false, clock: fakeClock });
-    view.bus.publish('inference_start', { model: 'm', engine: 'ollama', messageCount: 1 });
+    view.bus.publish('inference_start', { model: 'm', engine: 'ollama', turn: 1 });
     vi.advanceTimersByTime(1000);
     expect(stderr.text).toContain("waiting for m at the 'ollama' engine… (Ctrl-C to cancel) 1.0s");
     view.onStreamEvent({ type: 'text_delta', turn: 1, text: 'Hi' });
@@ -112,12 +112,26 @@ describe('AskView', () => {
   it('clears the notice when a non-streamed call ends, and remembers what the loop guard said', () => {
     const { io, stderr } = terminalIo();
     const view = new AskView({ io, yes: false, clock: fakeClock, waitDelayMs: 200 });
-    view.bus.publish('inference_start', { model: 'm', engine: 'openai' });
+    view.bus.publish('inference_start', { model: 'm', engine: 'openai', turn: 1 });
     vi.advanceTimersByTime(200);
     expect(stderr.text).toContain('waiting for m');
-    view.bus.publish('inference_end', { model: 'm', engine: 'openai', success: true });
+    view.bus.publish('inference_end', {
+      model: 'm',
+      engine: 'openai',
+      turn: 1,
+      success: true,
+      latencySeconds: 0.2,
+      usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+      ttftSeconds: 0.1,
+    });
     expect(stderr.text.endsWith(CLEAR)).toBe(true);
-    view.bus.publish('loop_guard_triggered', { toolName: 'calculator', repeats: 4 });
+    view.bus.publish('loop_guard_triggered', {
+      agent: 'orchestrator',
+      toolName: 'calculator',
+      callId: 'c4',
+      repeats: 4,
+      turn: 4,
+    });
     expect(view.loopStop).toEqual({ toolName: 'calculator', repeats: 4 });
     view.close();
   });

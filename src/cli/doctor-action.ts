@@ -1,14 +1,18 @@
-import type { DiagnosticCheck, DiagnosticsReport } from '../sdk/index.js';
+import type { DiagnosticCheck, DiagnosticsReport } from '../system/index.js';
 import { CliExit, ExitCode } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { terminalText } from './cli-output.js';
-import type { DoctorFlags } from './doctor-command.js';
+import type { DoctorFlags } from './command-flags.js';
+import { optionalPackagesCheck } from './optional-packages.js';
 
 const MARKS = { ok: '✓', warn: '!', fail: '✗' } as const;
 
-/** `jarvis doctor`: runs every check, prints each with its fix, exits 1 when a required check failed. */
+/**
+ * `jarvis doctor`: runs every check (and lists the optional packages), prints each with its fix, exits 1 when a
+ * required check failed.
+ */
 export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
-  const { runDiagnostics } = await import('../sdk/index.js');
+  const { runDiagnostics } = await import('../system/index.js');
   const report = await runDiagnostics({
     env: io.env,
     cwd: io.cwd,
@@ -18,9 +22,12 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     engineTimeoutMs: flags.timeoutMs,
     signal: io.signal,
   });
+  const withPackages = { ...report, checks: [...report.checks, optionalPackagesCheck()] };
   // Checks quote servers and files: on a terminal their escapes are shown visibly.
   io.stdout.write(
-    flags.json === true ? doctorJson(report) : terminalText(doctorText(report), io.stdout),
+    flags.json === true
+      ? doctorJson(withPackages)
+      : terminalText(doctorText(withPackages), io.stdout),
   );
   if (!report.ok) throw new CliExit(ExitCode.failure);
 }

@@ -1,15 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
-
-/** Flags of `jarvis doctor`. */
-export interface DoctorFlags {
-  readonly config?: string;
-  readonly engine?: string;
-  readonly baseUrl?: string;
-  readonly timeoutMs: number;
-  readonly json?: boolean;
-}
+import type { DoctorFlags } from './command-flags.js';
 
 const DOCTOR_EXAMPLES = `
 Checks: Node.js version, config file, engines, SQLite with FTS5, code sandbox, home folder.

@@ -1,14 +1,14 @@
-import type { EngineStatus } from '../sdk/index.js';
+import type { EngineStatus } from '../system/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { listText, untrustedLine } from './cli-output.js';
-import type { EnginesFlags } from './engines-command.js';
+import type { EnginesFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
 import { formatTable, outputWidth } from './table.js';
 
 /** `jarvis engines`: every built-in engine (or `--engine`), probed in parallel. */
 export async function runEngines(flags: EnginesFlags, io: CliIo): Promise<void> {
-  const sdk = await import('../sdk/index.js');
+  const sdk = await import('../system/index.js');
   requireKnownEngine(flags.engine, sdk.ENGINE_KEYS);
   const jarvis = await openJarvis(configFlags(flags), io);
   try {
@@ -91,7 +91,7 @@ function engineState(engine: EngineStatus): string {
 
 /** `jarvis models`: the models of the engine a question would use (flags, config, then discovery). */
 export async function runModels(flags: EnginesFlags, io: CliIo): Promise<void> {
-  const { ENGINE_KEYS, listEngineModels } = await import('../sdk/index.js');
+  const { ENGINE_KEYS, listEngineModels } = await import('../system/index.js');
   requireKnownEngine(flags.engine, ENGINE_KEYS);
   const jarvis = await openJarvis(configFlags(flags), io);
   try {

@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
-import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
-
-/** Flags of `jarvis engines` and `jarvis models`. */
-export interface EnginesFlags extends JarvisFlags {
-  readonly timeoutMs: number;
-  readonly json?: boolean;
-}
+import type { EnginesFlags } from './command-flags.js';
+import { addJarvisFlags } from './jarvis-options.js';
 
 const ENGINES_EXAMPLES = `
 Examples:

@@ -1,13 +1,13 @@
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
-import type { InitFlags } from './init-command.js';
+import type { InitFlags } from './command-flags.js';
 
 /** `jarvis init`: writes the starter config and says what to do next; an existing file needs `--force`. */
 export async function runInit(flags: InitFlags, io: CliIo): Promise<void> {
   if (flags.path !== undefined && flags.config !== undefined && flags.path !== flags.config)
     throw new UsageError('--path and --config name the same file: give one of them');
   const path = flags.path ?? flags.config;
-  const { initConfig } = await import('../sdk/index.js');
+  const { initConfig } = await import('../system/index.js');
   const written = await initConfig({
     env: io.env,
     cwd: io.cwd,

@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
-
-/** Flags of `jarvis init`. */
-export interface InitFlags {
-  readonly path?: string;
-  readonly config?: string;
-  readonly force?: boolean;
-}
+import type { InitFlags } from './command-flags.js';
 
 const INIT_EXAMPLES = `
 The file is written to --path, else $OPENJARVIS_CONFIG, else ~/.openjarvis/config.toml ($OPENJARVIS_HOME).

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Jarvis, JarvisOptions, JarvisSystem } from '../sdk/index.js';
+import type { Jarvis, JarvisOptions } from '../sdk/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticText } from './cli-output.js';
 import { requestLogEnabled, requestLogPrinter } from './request-log.js';

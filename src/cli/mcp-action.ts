@@ -1,19 +1,12 @@
 import { Writable } from 'node:stream';
 import type { Tool } from '../core/index.js';
 import { createMcpServer, type JarvisMcpServer, serveHttp, serveStdio } from '../mcp/index.js';
-import type { JarvisSystem } from '../sdk/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
-import { type JarvisFlags, openJarvis } from './jarvis-options.js';
+import type { McpServeFlags } from './command-flags.js';
+import { openJarvis } from './jarvis-options.js';
 import { packageVersion } from './package-version.js';
 import { untilAborted } from './scheduler-start.js';
-
-/** Flags of `jarvis mcp serve`. */
-export interface McpServeFlags extends JarvisFlags {
-  readonly tools?: readonly string[];
-  /** Serve Streamable HTTP on this port (0: a free one) instead of stdio. */
-  readonly http?: number;
-  readonly allowConfirmation?: boolean;
-}
 
 /** Built-in tools that call the model, so serving them needs an engine. */
 const ENGINE_TOOLS: ReadonlySet<string> = new Set(['llm']);

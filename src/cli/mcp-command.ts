@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag, parseNameList } from './cli-options.js';
+import type { McpServeFlags } from './command-flags.js';
 import { addJarvisFlags } from './jarvis-options.js';
 
 const EXAMPLES = `
@@ -39,7 +40,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
       'run tools that require confirmation (refused by default: an MCP client cannot ask you first)',
     )
     .addHelpText('after', EXAMPLES);
-  addJarvisFlags(serve).action(async (flags) => {
+  addJarvisFlags(serve).action(async (flags: McpServeFlags) => {
     const { runMcpServe } = await import('./mcp-action.js');
     await runMcpServe(flags, io);
   });

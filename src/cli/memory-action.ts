@@ -5,11 +5,11 @@ import {
   relativeRelevance,
   safeForTerminal,
 } from '../core/index.js';
-import type { JarvisSystem } from '../sdk/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import type { MemoryFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
-import type { MemoryFlags } from './memory-command.js';
 import { canAsk, promptYesNo } from './prompt-yes-no.js';
 import { outputWidth, truncate } from './table.js';
 

@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
-import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
-
-/** Flags of the `jarvis memory` commands. */
-export interface MemoryFlags extends JarvisFlags {
-  readonly json?: boolean;
-  readonly topK?: number;
-  readonly yes?: boolean;
-}
+import type { MemoryFlags } from './command-flags.js';
+import { addJarvisFlags } from './jarvis-options.js';
 
 const MEMORY_EXAMPLES = `
 Examples:

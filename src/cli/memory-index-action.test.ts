@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IndexSummary } from '../sdk/index.js';
+import type { IndexSummary } from '../memory/index.js';
 import { failureWarnings, summaryJson, summaryLine } from './memory-index-action.js';
 
 const SUMMARY: IndexSummary = {

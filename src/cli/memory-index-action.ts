@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { safeForTerminal } from '../core/index.js';
-import type { IndexProgress, IndexSummary } from '../sdk/index.js';
+import type { IndexProgress, IndexSummary } from '../memory/index.js';
 import type { CliIo } from './cli-io.js';
+import type { MemoryFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
-import type { MemoryFlags } from './memory-command.js';
 import { ProgressLine } from './progress.js';
 
 /**

@@ -9,6 +9,7 @@ import { registerEnginesCommand } from './engines-command.js';
 import { registerInitCommand } from './init-command.js';
 import { registerMcpCommand } from './mcp-command.js';
 import { registerMemoryCommand } from './memory-command.js';
+import { explainMissingPackage } from './optional-packages.js';
 import { packageVersion } from './package-version.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
 import { registerTelemetryCommand } from './telemetry-command.js';
@@ -78,7 +79,8 @@ export async function runCli(argv: readonly string[], cliIo: CliIo): Promise<num
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return ExitCode.ok;
-  } catch (error) {
+  } catch (thrown) {
+    const error = explainMissingPackage(thrown);
     const code = error instanceof CommanderError ? commanderExit(error) : undefined;
     if (code === ExitCode.ok) return code;
     if (wantsJson(argv) && !(error instanceof CliExit))

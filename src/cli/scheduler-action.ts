@@ -1,13 +1,19 @@
 import { JarvisError, safeForTerminal } from '../core/index.js';
 import {
-  type JarvisSystem,
   runToDict,
   type ScheduledTask,
   type TaskScheduler,
   taskToDict,
-} from '../sdk/index.js';
+} from '../scheduler/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import { CliExit, UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
+import type {
+  SchedulerCreateFlags,
+  SchedulerListFlags,
+  SchedulerLogsFlags,
+  SchedulerRunNowFlags,
+} from './command-flags.js';
 import { type JarvisFlags, openJarvis } from './jarvis-options.js';
 import {
   formatDeleted,
@@ -17,33 +23,6 @@ import {
   formatTaskTable,
   safeCell,
 } from './scheduler-format.js';
-
-/** Flags of `jarvis scheduler create`. */
-export interface SchedulerCreateFlags extends JarvisFlags {
-  readonly type: string;
-  readonly value: string;
-  readonly agent?: string;
-  readonly tools?: readonly string[];
-  readonly timezone?: string;
-  readonly json?: boolean;
-}
-
-/** Flags of `jarvis scheduler list`. */
-export interface SchedulerListFlags extends JarvisFlags {
-  readonly status?: string;
-  readonly json?: boolean;
-}
-
-/** Flags of `jarvis scheduler logs`. */
-export interface SchedulerLogsFlags extends JarvisFlags {
-  readonly limit?: number;
-  readonly json?: boolean;
-}
-
-/** Flags of `jarvis scheduler run-now`. */
-export interface SchedulerRunNowFlags extends JarvisFlags {
-  readonly json?: boolean;
-}
 
 /** A status change asked for on the command line. */
 export type SchedulerTransition = 'pause' | 'resume' | 'cancel';

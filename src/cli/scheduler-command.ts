@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag, parseNameList } from './cli-options.js';
+import type {
+  SchedulerCreateFlags,
+  SchedulerListFlags,
+  SchedulerLogsFlags,
+  SchedulerRunNowFlags,
+} from './command-flags.js';
 import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
 
 const EXAMPLES = `
@@ -55,10 +61,12 @@ function registerCreate(scheduler: Command, io: CliIo): void {
       'IANA time zone of a cron schedule, e.g. Europe/Berlin (default UTC)',
     )
     .option('--json', 'print the task as JSON');
-  addJarvisFlags(command, { engine: false }).action(async (prompt: string, flags) => {
-    const { runSchedulerCreate } = await import('./scheduler-action.js');
-    await runSchedulerCreate(prompt, flags, io);
-  });
+  addJarvisFlags(command, { engine: false }).action(
+    async (prompt: string, flags: SchedulerCreateFlags) => {
+      const { runSchedulerCreate } = await import('./scheduler-action.js');
+      await runSchedulerCreate(prompt, flags, io);
+    },
+  );
 }
 
 function registerList(scheduler: Command, io: CliIo): void {
@@ -70,7 +78,7 @@ function registerList(scheduler: Command, io: CliIo): void {
       'only tasks with this status: active, paused, completed, cancelled',
     )
     .option('--json', 'print the tasks as a JSON array');
-  addJarvisFlags(command, { engine: false }).action(async (flags) => {
+  addJarvisFlags(command, { engine: false }).action(async (flags: SchedulerListFlags) => {
     const { runSchedulerList } = await import('./scheduler-action.js');
     await runSchedulerList(flags, io);
   });
@@ -117,10 +125,12 @@ function registerLogs(scheduler: Command, io: CliIo): void {
     .argument('<id>', 'task id (see `jarvis scheduler list`)')
     .option('--limit <n>', 'how many runs (default 20)', parseIntegerFlag('--limit', 1, 10_000))
     .option('--json', 'print the runs as a JSON array');
-  addJarvisFlags(command, { engine: false }).action(async (taskId: string, flags) => {
-    const { runSchedulerLogs } = await import('./scheduler-action.js');
-    await runSchedulerLogs(taskId, flags, io);
-  });
+  addJarvisFlags(command, { engine: false }).action(
+    async (taskId: string, flags: SchedulerLogsFlags) => {
+      const { runSchedulerLogs } = await import('./scheduler-action.js');
+      await runSchedulerLogs(taskId, flags, io);
+    },
+  );
 }
 
 function registerRunNow(scheduler: Command, io: CliIo): void {
@@ -131,7 +141,7 @@ function registerRunNow(scheduler: Command, io: CliIo): void {
     )
     .argument('<id>', 'task id (see `jarvis scheduler list`)')
     .option('--json', 'print the recorded run as JSON');
-  addJarvisFlags(command).action(async (taskId: string, flags) => {
+  addJarvisFlags(command).action(async (taskId: string, flags: SchedulerRunNowFlags) => {
     const { runSchedulerRunNow } = await import('./scheduler-action.js');
     await runSchedulerRunNow(taskId, flags, io);
   });

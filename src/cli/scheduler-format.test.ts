@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus, isTerminalSafe } from '../core/index.js';
-import type { ScheduledTask, TaskRun } from '../sdk/index.js';
+import type { ScheduledTask, TaskRun } from '../scheduler/index.js';
 import {
   formatDeleted,
   formatInstant,
@@ -153,6 +153,7 @@ describe('scheduler activity lines', () => {
       task_id: 't1',
       scheduled_for: '2026-03-01T09:00:00.000000+00:00',
       attempt: 1,
+      occurrence_key: 't1@1772355600000',
     };
     bus.publish('scheduler_task_start', { ...occurrence, prompt: 'ping' });
     bus.publish('scheduler_task_end', {
@@ -179,6 +180,9 @@ describe('scheduler activity lines', () => {
         success: false,
         result: '',
         error: 'boom\nat line 2 \u001b[2K\u001b]8;;x\u0007',
+        scheduled_for: '2026-03-01T09:00:00.000000+00:00',
+        attempt: 1,
+        occurrence_key: 't1@1772355600000',
         recorded: false,
       },
     };

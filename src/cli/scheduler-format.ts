@@ -1,5 +1,5 @@
 import { safeForTerminal } from '../core/index.js';
-import type { ScheduledTask, TaskRun } from '../sdk/index.js';
+import type { ScheduledTask, TaskRun } from '../scheduler/index.js';
 
 /** The narrowest a truncated text column gets, however narrow the terminal. */
 const MIN_TEXT_COLUMN = 16;

@@ -10,7 +10,7 @@ const PREVIEW_CHARS = 80;
 const KEEP_ALIVE_MS = 2 ** 30;
 
 /** A scheduler event (its payload is the scheduler's snake_case record). */
-type SchedulerEvent = JarvisEvent<'scheduler_task_start' | 'scheduler_task_end'>;
+type SchedulerEvent = JarvisEvent<'scheduler_task_start'> | JarvisEvent<'scheduler_task_end'>;
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
@@ -23,13 +23,16 @@ function instant(value: unknown): string {
 }
 
 /** One stderr line for a task that started: when, which task and occurrence, and its prompt. */
-export function formatTaskStart(event: SchedulerEvent): string {
+export function formatTaskStart(event: JarvisEvent<'scheduler_task_start'>): string {
   const { data } = event;
   return `${formatInstant(event.timestampMs)} task ${safeCell(text(data.task_id))} started (scheduled ${instant(data.scheduled_for)}, attempt ${String(data.attempt)}): ${truncate(text(data.prompt), PREVIEW_CHARS)}\n`;
 }
 
 /** One stderr line for a task that ended: succeeded or failed, how long it took, and its answer or error. */
-export function formatTaskEnd(event: SchedulerEvent, startedMs: number | undefined): string {
+export function formatTaskEnd(
+  event: JarvisEvent<'scheduler_task_end'>,
+  startedMs: number | undefined,
+): string {
   const { data } = event;
   const took =
     startedMs === undefined ? '' : ` in ${((event.timestampMs - startedMs) / 1000).toFixed(2)} s`;
@@ -45,8 +48,7 @@ export function formatTaskEnd(event: SchedulerEvent, startedMs: number | undefin
 /** Prints a line per task start and end on `stream`; returns the unsubscribe function. */
 export function reportSchedulerActivity(bus: EventBus, stream: CliStream): () => void {
   const started = new Map<string, number>();
-  const keyOf = (event: SchedulerEvent) =>
-    `${text(event.data.task_id)}@${text(event.data.scheduled_for)}`;
+  const keyOf = (event: SchedulerEvent) => event.data.occurrence_key;
   const offStart = bus.subscribe('scheduler_task_start', (event) => {
     started.set(keyOf(event), event.timestampMs);
     stream.write(formatTaskStart(event));

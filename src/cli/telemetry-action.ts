@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import type { JarvisSystem } from '../sdk/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
+import type { ListFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
 import { formatTable } from './table.js';
-import type { ListFlags } from './tools-command.js';
 
 /** One row of the telemetry summary (per model and engine). */
 export type TelemetryRow = ReturnType<ReturnType<JarvisSystem['telemetry']>['summary']>[number];

@@ -1,15 +1,15 @@
-import type { JarvisSystem, ToolCatalogEntry } from '../sdk/index.js';
+import type { JarvisSystem, ToolCatalogEntry } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticText, listText } from './cli-output.js';
+import type { ListFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
 import { firstLine, formatTable, outputWidth } from './table.js';
-import type { ListFlags } from './tools-command.js';
 
 /** `jarvis tools list`: every registered tool, built without opening a database or probing an engine. */
 export async function runToolsList(flags: ListFlags, io: CliIo): Promise<void> {
   const jarvis = await openJarvis(flags, io);
   try {
-    const { toolCatalog } = await import('../sdk/index.js');
+    const { toolCatalog } = await import('../system/index.js');
     const system = await jarvis.system();
     const local = toolCatalog(system, { env: io.env });
     const catalog = [...local, ...(await mcpCatalog(system, io))];
@@ -21,7 +21,7 @@ export async function runToolsList(flags: ListFlags, io: CliIo): Promise<void> {
 
 /** The tools of the configured MCP servers (connecting them); a server that fails is a warning on stderr. */
 async function mcpCatalog(system: JarvisSystem, io: CliIo): Promise<readonly ToolCatalogEntry[]> {
-  const { mcpToolCatalog } = await import('../sdk/index.js');
+  const { mcpToolCatalog } = await import('../system/index.js');
   const { entries, warnings } = await mcpToolCatalog(system, io.signal);
   for (const warning of warnings) {
     const text = `MCP server '${warning.server}': ${warning.message}`;

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
-import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
-
-/** Flags of the list commands (`tools list`, `agents list`). */
-export interface ListFlags extends JarvisFlags {
-  readonly json?: boolean;
-}
+import type { ListFlags } from './command-flags.js';
+import { addJarvisFlags } from './jarvis-options.js';
 
 const TOOLS_EXAMPLES = `
 Examples:

@@ -420,10 +420,13 @@ describe.concurrent('jarvis doctor and init', () => {
       'SQLite with FTS5',
       'Code sandbox',
       'Home folder',
+      'Optional packages',
     ])
       expect(text.stdout).toMatch(new RegExp(`^[✓✗!] ${title}`, 'm'));
     expect(text.stdout).toMatch(/^✓ Engines\s+reachable: openai$/m);
     expect(text.stdout).toMatch(/^✓ SQLite with FTS5/m);
+    // Optional packages never fail the doctor; each is listed, the missing ones with their npm command.
+    expect(text.stdout).toMatch(/^ +pyodide: (installed|not installed, .*npm install pyodide@)/m);
     expect(text.code).toBe(/^✗/m.test(text.stdout) ? 1 : 0);
     const report = JSON.parse(json.stdout) as {
       ok: boolean;
@@ -436,6 +439,7 @@ describe.concurrent('jarvis doctor and init', () => {
       'sqlite',
       'sandbox',
       'home',
+      'packages',
     ]);
     expect(json.code).toBe(report.ok ? 0 : 1);
     expect(report.ok).toBe(report.checks.every((check) => check.status !== 'fail'));
