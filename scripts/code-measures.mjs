@@ -5,7 +5,8 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 
 const root = new URL('..', import.meta.url).pathname;
-const isSource = (name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts');
+const isSource = (name) =>
+  name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts');
 
 function* walk(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -16,8 +17,12 @@ function* walk(dir) {
 }
 
 const isFunctionLike = (node) =>
-  ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) ||
-  ts.isFunctionExpression(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node);
+  ts.isFunctionDeclaration(node) ||
+  ts.isMethodDeclaration(node) ||
+  ts.isArrowFunction(node) ||
+  ts.isFunctionExpression(node) ||
+  ts.isConstructorDeclaration(node) ||
+  ts.isGetAccessor(node);
 
 const files = [];
 const functions = [];
@@ -42,7 +47,14 @@ const index = readFileSync(join(root, 'src/index.ts'), 'utf8');
 const exported = new Set();
 for (const block of index.matchAll(/export(?: type)? \{([^}]*)\}/g))
   for (const part of block[1].split(','))
-    if (part.trim()) exported.add(part.trim().replace(/^type /, '').split(' as ').pop());
+    if (part.trim())
+      exported.add(
+        part
+          .trim()
+          .replace(/^type /, '')
+          .split(' as ')
+          .pop(),
+      );
 
 functions.sort((a, b) => b.lines - a.lines);
 files.sort((a, b) => b.lines - a.lines);
@@ -56,9 +68,12 @@ const summary = {
   longestFiles: files.slice(0, 5),
   rootExports: exported.size,
 };
-if (process.argv.includes('--json')) console.log(JSON.stringify(summary, null, 2));
+const print = (line) => process.stdout.write(`${line}\n`);
+if (process.argv.includes('--json')) print(JSON.stringify(summary, null, 2));
 else {
-  console.log(`${summary.sourceFiles} source files, ${summary.sourceLines} lines, ${summary.functions} functions (${summary.functionsOver40Lines} over 40 lines), ${summary.filesOver300Lines} files over 300 lines, ${summary.rootExports} root exports`);
-  for (const f of summary.longestFunctions) console.log(`  function ${f.lines} lines  ${f.where}`);
-  for (const f of summary.longestFiles) console.log(`  file ${f.lines} lines  ${f.name}`);
+  print(
+    `${summary.sourceFiles} source files, ${summary.sourceLines} lines, ${summary.functions} functions (${summary.functionsOver40Lines} over 40 lines), ${summary.filesOver300Lines} files over 300 lines, ${summary.rootExports} root exports`,
+  );
+  for (const f of summary.longestFunctions) print(`  function ${f.lines} lines  ${f.where}`);
+  for (const f of summary.longestFiles) print(`  file ${f.lines} lines  ${f.name}`);
 }
