@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { JarvisError } from '../../../core/index.js';
+import { JarvisError, untilAborted } from '../../../core/index.js';
 
 /** One address a host name resolved to. */
 export interface ResolvedAddress {
@@ -181,7 +181,8 @@ async function lookupAll(
 ): Promise<readonly ResolvedAddress[]> {
   const lookup = options.lookup ?? systemLookup;
   try {
-    return await abortable(lookup(host), options.signal);
+    // DNS cannot be cancelled: stop waiting for it (its late answer is ignored).
+    return await untilAborted(lookup(host), options.signal, (signal) => signal.reason);
   } catch (cause) {
     if (options.signal?.aborted) throw cause;
     const code = (cause as { code?: unknown } | null)?.code;
@@ -197,23 +198,3 @@ const systemLookup: HostLookup = async (hostname) => {
   const results = await dnsLookup(hostname, { all: true, verbatim: true });
   return results.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 };
-
-/** Settles with the promise, or rejects with the signal's reason as soon as it aborts (DNS cannot be cancelled). */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
