@@ -1,8 +1,7 @@
 import process from 'node:process';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedMcpServerOptions } from './mcp-connection-options.js';
+import type { McpClientSdk } from './mcp-sdk.js';
 
 /** A client transport plus what the connection needs to report on it and to shut it down. */
 export interface McpTransportLink {
@@ -17,16 +16,20 @@ export interface McpTransportLink {
 
 const STDERR_TAIL_CHARS = 2_000;
 
-/** Opens (but does not start) the transport one configured server needs. */
+/** Opens (but does not start) the transport one configured server needs, with the loaded SDK's classes. */
 export function openTransportLink(
+  sdk: McpClientSdk,
   options: ResolvedMcpServerOptions,
   onBroken: (error: unknown) => void,
 ): McpTransportLink {
-  return options.transport === 'stdio' ? stdioLink(options) : httpLink(options, onBroken);
+  return options.transport === 'stdio' ? stdioLink(sdk, options) : httpLink(sdk, options, onBroken);
 }
 
-function stdioLink(options: ResolvedMcpServerOptions & { transport: 'stdio' }): McpTransportLink {
-  const transport = new StdioClientTransport({
+function stdioLink(
+  sdk: McpClientSdk,
+  options: ResolvedMcpServerOptions & { transport: 'stdio' },
+): McpTransportLink {
+  const transport = new sdk.StdioClientTransport({
     command: options.command,
     args: [...(options.args ?? [])],
     env: { ...options.env },
@@ -63,10 +66,11 @@ function stdioLink(options: ResolvedMcpServerOptions & { transport: 'stdio' }): 
 }
 
 function httpLink(
+  sdk: McpClientSdk,
   options: ResolvedMcpServerOptions & { transport: 'http' },
   onBroken: (error: unknown) => void,
 ): McpTransportLink {
-  const transport = new StreamableHTTPClientTransport(new URL(options.url), {
+  const transport = new sdk.StreamableHTTPClientTransport(new URL(options.url), {
     requestInit: { headers: { ...options.headers } },
     fetch: watchPostStreams(onBroken),
   });

@@ -1,10 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type Tool as RemoteTool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool as RemoteTool } from '@modelcontextprotocol/sdk/types.js';
 import { describeError } from '../core/index.js';
 import { type McpTransportLink, openTransportLink } from './mcp-client-transport.js';
 import { McpConnectionError, type McpFailureKind } from './mcp-connection-error.js';
@@ -13,6 +8,7 @@ import {
   type ResolvedMcpServerOptions,
   resolveMcpServerOptions,
 } from './mcp-connection-options.js';
+import { loadMcpClientSdk, type McpClientSdk } from './mcp-sdk.js';
 
 /** A `tools/call` answer and a `tools/list` entry, as the SDK types them. */
 export type { CallToolResult as McpCallToolResult, RemoteTool as McpRemoteTool };
@@ -35,6 +31,7 @@ export interface McpRequestOptions {
 }
 
 interface Session {
+  readonly sdk: McpClientSdk;
   readonly client: Client;
   readonly link: McpTransportLink;
   tools: Promise<readonly RemoteTool[]> | undefined;
@@ -46,8 +43,8 @@ interface Session {
 const MAX_TOOL_PAGES = 100;
 
 /**
- * One configured MCP server. Connects lazily on the first `listTools()` or `callTool()`, with a connect
- * timeout; after the server crashed or closed, or a request timed out, the next use starts a fresh
+ * One configured MCP server. Connects lazily on the first `listTools()` or `callTool()` (loading the MCP SDK
+ * then; without it the call throws `mcp_sdk_missing`), with a connect timeout; after the server crashed or closed, or a request timed out, the next use starts a fresh
  * connection (a new child process for stdio). `close()` ends the child or the HTTP session.
  */
 export class McpConnection {
@@ -147,10 +144,12 @@ export class McpConnection {
   }
 
   async #connect(): Promise<Session> {
+    const sdk = await loadMcpClientSdk();
     let broken: (error: unknown) => void = () => undefined;
-    const link = openTransportLink(this.#options, (error) => broken(error));
-    const client = new Client(this.#clientInfo, { capabilities: {} });
+    const link = openTransportLink(sdk, this.#options, (error) => broken(error));
+    const client = new sdk.Client(this.#clientInfo, { capabilities: {} });
     const session: Session = {
+      sdk,
       client,
       link,
       tools: undefined,
@@ -161,7 +160,7 @@ export class McpConnection {
       await client.connect(link.transport, { timeout: this.#options.connectTimeoutMs });
     } catch (error) {
       this.#dispose(session);
-      const reason = isTimeout(error)
+      const reason = isTimeout(sdk, error)
         ? `no answer to the MCP handshake within ${seconds(this.#options.connectTimeoutMs)}s`
         : describeError(error);
       const message = `Could not connect to MCP server '${this.name}' (${link.description}): ${reason}${stderrNote(link)}`;
@@ -215,7 +214,7 @@ export class McpConnection {
     timeoutMs: number,
   ): McpConnectionError {
     const server = `MCP server '${this.name}'`;
-    const kind = classify(error, signal);
+    const kind = classify(session.sdk, error, signal);
     if (kind === 'cancelled') return this.#error(kind, `${server}: ${doing} was cancelled`, error);
     if (kind === 'remote_error') {
       return this.#error(kind, `${server} refused ${doing}: ${describeError(error)}`, error);
@@ -235,19 +234,23 @@ export class McpConnection {
   }
 }
 
-function isTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+function isTimeout(sdk: McpClientSdk, error: unknown): boolean {
+  return error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout;
 }
 
 function seconds(ms: number): number {
   return Number((ms / 1000).toFixed(3));
 }
 
-function classify(error: unknown, signal: AbortSignal | undefined): McpFailureKind {
+function classify(
+  sdk: McpClientSdk,
+  error: unknown,
+  signal: AbortSignal | undefined,
+): McpFailureKind {
   if (signal?.aborted === true) return 'cancelled';
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return 'timed_out';
-    if (error.code === ErrorCode.ConnectionClosed) return 'connection_lost';
+  if (error instanceof sdk.McpError) {
+    if (error.code === sdk.ErrorCode.RequestTimeout) return 'timed_out';
+    if (error.code === sdk.ErrorCode.ConnectionClosed) return 'connection_lost';
     return 'remote_error';
   }
   return 'connection_lost';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { describeError } from '../core/index.js';
 import { isLoopbackHostHeader } from './mcp-http-guard.js';
+import { loadHttpServerTransport } from './mcp-sdk.js';
 import type { JarvisMcpServer } from './mcp-server.js';
 
 /** The one path the HTTP server answers on. */
@@ -98,7 +99,8 @@ export class McpHttpSessions {
       const [oldest] = this.#sessions.keys();
       if (oldest !== undefined) await this.#end(oldest);
     }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const Transport = await loadHttpServerTransport();
+    const transport: StreamableHTTPServerTransport = new Transport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void this.#sessions.set(id, transport),
       onsessionclosed: (id) => this.#end(id),

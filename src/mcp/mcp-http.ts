@@ -9,6 +9,7 @@ import {
   parseOriginPolicy,
 } from './mcp-http-guard.js';
 import { MCP_HTTP_PATH, McpHttpSessions } from './mcp-http-sessions.js';
+import { loadHttpServerTransport, loadMcpServerSdk } from './mcp-sdk.js';
 import type { JarvisMcpServer } from './mcp-server.js';
 
 /** Options of `serveHttp`. */
@@ -47,13 +48,17 @@ export interface McpHttpHandle {
 
 const DEFAULT_MAX_SESSIONS = 32;
 
-/** Serves `server` over MCP Streamable HTTP at `/mcp`, on 127.0.0.1 unless told otherwise. */
+/**
+ * Serves `server` over MCP Streamable HTTP at `/mcp`, on 127.0.0.1 unless told otherwise. Loads the MCP SDK
+ * before listening; without it, throws `mcp_sdk_missing`.
+ */
 export async function serveHttp(
   server: JarvisMcpServer,
   options: McpHttpOptions,
 ): Promise<McpHttpHandle> {
   const host = options.host ?? '127.0.0.1';
   const originPolicy = checkOptions(options, host);
+  await Promise.all([loadHttpServerTransport(), loadMcpServerSdk()]);
   const loopback = isLoopbackHost(host);
   const sessions = new McpHttpSessions({
     server,

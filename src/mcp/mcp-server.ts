@@ -1,12 +1,9 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  type ServerResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { ServerResult } from '@modelcontextprotocol/sdk/types.js';
 import { JarvisError, type Tool, type ToolSpec } from '../core/index.js';
 import { ToolExecutor, type ToolExecutorOptions } from '../tools/index.js';
+import { loadMcpServerSdk, type McpServerSdk } from './mcp-sdk.js';
 import {
   type McpToolDescriptor,
   toMcpCallAnswer,
@@ -67,15 +64,15 @@ export class JarvisMcpServer {
     return this.#live.size;
   }
 
-  /** Serves one client over `transport` (stdio, one HTTP session, in-memory) until either side closes it. */
+  /**
+   * Serves one client over `transport` (stdio, one HTTP session, in-memory) until either side closes it;
+   * loads the MCP SDK on first use (without it, throws `mcp_sdk_missing`).
+   */
   async connect(transport: Transport): Promise<void> {
-    if (this.#closed) {
-      throw new JarvisError({
-        code: 'mcp_server_closed',
-        message: 'This MCP server was closed; create a new one with createMcpServer()',
-      });
-    }
-    const server = this.#createSdkServer(++this.#connections);
+    this.#checkOpen();
+    const sdk = await loadMcpServerSdk();
+    this.#checkOpen();
+    const server = this.#createSdkServer(sdk, ++this.#connections);
     this.#live.add(server);
     server.onclose = () => this.#live.delete(server);
     try {
@@ -93,7 +90,17 @@ export class JarvisMcpServer {
     this.#live.clear();
   }
 
-  #createSdkServer(connection: number): Server {
+  #checkOpen(): void {
+    if (this.#closed) {
+      throw new JarvisError({
+        code: 'mcp_server_closed',
+        message: 'This MCP server was closed; create a new one with createMcpServer()',
+      });
+    }
+  }
+
+  #createSdkServer(sdk: McpServerSdk, connection: number): Server {
+    const { Server, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
     // The low-level Server is the SDK's tool for servers whose tools carry their own JSON Schemas.
     const server = new Server(this.#info, { capabilities: { tools: { listChanged: false } } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.#listing] }));

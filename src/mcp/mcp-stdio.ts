@@ -1,6 +1,6 @@
 import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { loadStdioServerTransport } from './mcp-sdk.js';
 import type { JarvisMcpServer } from './mcp-server.js';
 
 /** Streams `serveStdio` talks over; the process's own stdin and stdout by default. */
@@ -19,12 +19,14 @@ export interface McpStdioHandle {
 
 /**
  * Serves `server` over stdio (one JSON-RPC message per line). Nothing else may write to stdout meanwhile.
- * The server stops when stdin ends, so a CLI can `await handle.closed` and then exit.
+ * The server stops when stdin ends, so a CLI can `await handle.closed` and then exit. Loads the MCP SDK
+ * first; without it, throws `mcp_sdk_missing`.
  */
 export async function serveStdio(
   server: JarvisMcpServer,
   options: McpStdioOptions = {},
 ): Promise<McpStdioHandle> {
+  const StdioServerTransport = await loadStdioServerTransport();
   const stdin = options.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   let markClosed!: () => void;
