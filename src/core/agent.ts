@@ -1,4 +1,5 @@
 import { Conversation } from './conversation.js';
+import type { AgentErrorCode } from './error-codes.js';
 import { JarvisError } from './errors.js';
 import type { ToolCall } from './messages.js';
 import type { ToolResult } from './tool-result.js';
@@ -71,12 +72,7 @@ export interface Agent {
   ): AsyncIterable<AgentStreamEvent>;
 }
 
-/** Why a run failed. */
-export type AgentErrorCode =
-  | 'agent_cancelled'
-  | 'agent_engine_failed'
-  | 'agent_runtime_failed'
-  | 'agent_not_implemented';
+export type { AgentErrorCode } from './error-codes.js';
 
 /** Options of an `AgentError`. */
 export interface AgentErrorOptions {

@@ -1,4 +1,5 @@
-import { JarvisError, type JarvisErrorCode } from './errors.js';
+import type { EngineErrorCode } from './error-codes.js';
+import { JarvisError } from './errors.js';
 import type { Message, ToolCall } from './messages.js';
 import type { OpenAIFunctionTool } from './tool-spec.js';
 import type { TokenUsage } from './usage.js';
@@ -76,17 +77,6 @@ export interface InferenceEngine {
   close(): Promise<void>;
 }
 
-/** Machine-readable reasons an engine call failed. */
-export type EngineErrorCode =
-  | 'engine_unavailable'
-  | 'engine_http_error'
-  | 'engine_timeout'
-  | 'engine_cancelled'
-  | 'engine_protocol_error'
-  | 'engine_stream_cut'
-  | 'engine_not_found'
-  | 'engine_model_error';
-
 /** Options of an `EngineError`. */
 export interface EngineErrorOptions {
   readonly code: EngineErrorCode;
@@ -104,7 +94,7 @@ export interface EngineErrorOptions {
 
 /** An engine call failed; the message names the engine, the address and the cause. */
 export class EngineError extends JarvisError {
-  override readonly code: EngineErrorCode & JarvisErrorCode;
+  override readonly code: EngineErrorCode;
   readonly engineId: string;
   readonly address: string;
   readonly status: number | undefined;

@@ -1,11 +1,4 @@
-/** Machine-readable reasons a `JarvisError` is thrown; callers branch on these, never on message text. */
-export type JarvisErrorCode =
-  | 'registry_duplicate_key'
-  | 'registry_missing_key'
-  | 'registry_not_callable'
-  | 'invalid_tool_definition'
-  | 'invalid_argument'
-  | (string & {});
+import type { DatabaseStore, JarvisErrorCode } from './error-codes.js';
 
 /** Options accepted by `JarvisError`. */
 export interface JarvisErrorOptions {
@@ -50,7 +43,7 @@ export function describeError(error: unknown): string {
  * was left as it is and what to do.
  */
 export function databaseUnreadableError(
-  store: string,
+  store: DatabaseStore,
   location: string,
   cause: unknown,
 ): JarvisError {
@@ -63,7 +56,7 @@ export function databaseUnreadableError(
 
 /** A SQLite file that is not (or no longer) the store's database (code `<store>_database_incompatible`). */
 export function databaseIncompatibleError(
-  store: string,
+  store: DatabaseStore,
   location: string,
   reason: string,
 ): JarvisError {

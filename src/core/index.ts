@@ -3,7 +3,6 @@ export {
   type Agent,
   type AgentContext,
   AgentError,
-  type AgentErrorCode,
   type AgentErrorOptions,
   type AgentResult,
   type AgentRunOptions,
@@ -15,7 +14,6 @@ export { Conversation, type ConversationOptions } from './conversation.js';
 export { closestMatch, didYouMean } from './did-you-mean.js';
 export {
   EngineError,
-  type EngineErrorCode,
   type EngineErrorOptions,
   type FinishReason,
   type GenerateOptions,
@@ -26,11 +24,25 @@ export {
   type ToolChoice,
 } from './engine.js';
 export {
+  type AgentErrorCode,
+  DATABASE_STORES,
+  type DatabaseErrorCode,
+  type DatabaseStore,
+  type EngineErrorCode,
+  type ErrorCodeOf,
+  isJarvisErrorCode,
+  JARVIS_ERROR_CODES,
+  type JarvisErrorArea,
+  type JarvisErrorCode,
+  type SchedulerErrorCode,
+  TOOL_ERROR_CODES,
+  type ToolErrorCode,
+} from './error-codes.js';
+export {
   databaseIncompatibleError,
   databaseUnreadableError,
   describeError,
   JarvisError,
-  type JarvisErrorCode,
   type JarvisErrorOptions,
 } from './errors.js';
 export type {
@@ -111,7 +123,6 @@ export { loadSqliteDriver, SQLITE_DRIVER_PACKAGE } from './sqlite-driver.js';
 export { isTerminalSafe, safeForTerminal } from './terminal-text.js';
 export { isTool, type Tool, type ToolArguments, type ToolContext } from './tool.js';
 export {
-  type ToolErrorCode,
   type ToolResult,
   type ToolResultExtra,
   toolFailure,
@@ -125,4 +136,13 @@ export {
   type ToolSpecInit,
   toOpenAIFunction,
 } from './tool-spec.js';
+export {
+  NoSuchAgentError,
+  type NoSuchAgentErrorOptions,
+  NoSuchEngineError,
+  type NoSuchEngineErrorOptions,
+  NoSuchToolError,
+  type NoSuchToolErrorOptions,
+  unknownNameMessage,
+} from './unknown-name.js';
 export { addUsage, type TokenUsage, ZERO_USAGE } from './usage.js';

@@ -1,18 +1,8 @@
+import type { ToolErrorCode } from './error-codes.js';
 import type { JsonValue } from './json.js';
 import type { TokenUsage } from './usage.js';
 
-/** Why a tool call failed; the model reads `content`, programs branch on this. */
-export type ToolErrorCode =
-  | 'unknown_tool'
-  | 'invalid_arguments'
-  | 'confirmation_required'
-  | 'confirmation_denied'
-  | 'timed_out'
-  | 'cancelled'
-  | 'execution_failed'
-  | 'tool_error'
-  | 'too_many_calls'
-  | 'repeated_call';
+export type { ToolErrorCode } from './error-codes.js';
 
 interface ToolResultFields {
   /** Name of the tool that was called. */

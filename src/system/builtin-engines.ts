@@ -1,4 +1,10 @@
-import { didYouMean, type InferenceEngine, JarvisError } from '../core/index.js';
+import {
+  didYouMean,
+  type InferenceEngine,
+  JarvisError,
+  NoSuchEngineError,
+  safeForTerminal,
+} from '../core/index.js';
 import {
   EmbeddedLlamaEngine,
   findDefaultModel,
@@ -67,10 +73,12 @@ export function createServerEngine(key: string, settings: EngineSettings): Infer
 }
 
 /** The unknown-key error of `createEngine`, naming the built-in keys and the closest one. */
-function unknownEngineKey(key: string): JarvisError {
-  return new JarvisError({
-    code: 'unknown_engine',
-    message: `Unknown engine '${key}'. Available: ${ENGINE_KEYS.join(', ')}.${didYouMean(key, ENGINE_KEYS)}`,
+function unknownEngineKey(key: string): NoSuchEngineError {
+  const shown = safeForTerminal(key, { singleLine: true });
+  return new NoSuchEngineError({
+    engineKey: key,
+    availableEngines: ENGINE_KEYS,
+    message: `Unknown engine '${shown}'. Available: ${ENGINE_KEYS.join(', ')}.${didYouMean(key, ENGINE_KEYS)}`,
   });
 }
 

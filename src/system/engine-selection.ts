@@ -3,7 +3,9 @@ import {
   EngineRegistry,
   type InferenceEngine,
   JarvisError,
+  NoSuchEngineError,
   type Registry,
+  safeForTerminal,
 } from '../core/index.js';
 import {
   type ChosenEngine,
@@ -93,9 +95,10 @@ export async function engineFor(
   if (!registry.contains(key)) {
     if (BUILTIN_KEYS.has(key)) return createEngine(key, settings);
     const known = knownKeys(registry);
-    throw new JarvisError({
-      code: 'unknown_engine',
-      message: `Unknown engine '${key}'. Available: ${known.join(', ')}.${didYouMean(key, known)}`,
+    throw new NoSuchEngineError({
+      engineKey: key,
+      availableEngines: known,
+      message: `Unknown engine '${shownKey(key)}'. Available: ${known.join(', ')}.${didYouMean(key, known)}`,
     });
   }
   const engine: unknown = await registry.create(key, settings);
@@ -109,6 +112,11 @@ export async function engineFor(
   return engine as InferenceEngine;
 }
 
+/** An engine key as shown in a message: on one line and terminal-safe (it may come from a command line). */
+function shownKey(key: string): string {
+  return safeForTerminal(key, { singleLine: true });
+}
+
 /** The keys an engine can be chosen under: the registry's, then the built-ins it lacks. */
 function knownKeys(registry: Registry<unknown>): string[] {
   return [...new Set([...registry.keys(), ...ENGINE_KEYS])];
@@ -118,10 +126,11 @@ function knownKeys(registry: Registry<unknown>): string[] {
 function checkConfiguredKey(key: string, registry: Registry<unknown>): void {
   const known = knownKeys(registry);
   if (known.includes(key)) return;
-  throw new JarvisError({
-    code: 'unknown_engine',
+  throw new NoSuchEngineError({
+    engineKey: key,
+    availableEngines: known,
     message:
-      `Unknown engine '${key}' in the config (\`default\` under [engine], or OPENJARVIS_ENGINE). ` +
+      `Unknown engine '${shownKey(key)}' in the config (\`default\` under [engine], or OPENJARVIS_ENGINE). ` +
       `Available: ${known.join(', ')}.${didYouMean(key, known)} Fix the name, or register the engine ` +
       'from a module listed in `imports`.',
   });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type InferenceEngine, JarvisError, Registry } from '../core/index.js';
+import { type InferenceEngine, JarvisError, NoSuchEngineError, Registry } from '../core/index.js';
 import { EmbeddedLlamaEngine, OllamaEngine, OpenAICompatibleEngine } from '../engine/index.js';
 import {
   ScriptedEngine,
@@ -252,6 +252,9 @@ describe('engine choice: unknown keys, the request log', () => {
     expect(message).toContain("Unknown engine 'olama' in the config");
     expect(message).toContain(`Available: ${ENGINE_KEYS.join(', ')}.`);
     expect(message).toContain("Did you mean 'ollama'?");
+    expect(error).toBeInstanceOf(NoSuchEngineError);
+    expect((error as NoSuchEngineError).engineKey).toBe('olama');
+    expect((error as NoSuchEngineError).availableEngines).toEqual(ENGINE_KEYS);
     const unregistered = await chooseEngine({ config }).catch((caught: unknown) => caught);
     expect((unregistered as JarvisError).code).toBe('unknown_engine');
   });
@@ -265,6 +268,33 @@ describe('engine choice: unknown keys, the request log', () => {
     );
     expect((error as JarvisError).code).toBe('unknown_engine');
     expect((error as JarvisError).message).toContain("Did you mean 'lmstudio'?");
+    expect((error as NoSuchEngineError).engineKey).toBe('lmstuido');
+    expect((error as NoSuchEngineError).availableEngines).toEqual(
+      expect.arrayContaining([...ENGINE_KEYS]),
+    );
+    const direct = await createEngine('vlm').catch((caught: unknown) => caught);
+    expect(direct).toBeInstanceOf(NoSuchEngineError);
+    expect((direct as NoSuchEngineError).availableEngines).toEqual(ENGINE_KEYS);
+  });
+
+  it('shows an unknown engine key terminal-safe on one line, like unknown tools and agents', async () => {
+    const hostile = 'x\u001b]0;pwned\u0007\n';
+    const engines = new Registry<unknown>('EngineRegistry');
+    registerBuiltinEngines(engines);
+    const errors = [
+      await createEngine(hostile).catch((caught: unknown) => caught),
+      await chooseEngine({ config: configOf(), engineKey: hostile }, engines).catch(
+        (c: unknown) => c,
+      ),
+    ];
+    for (const error of errors) {
+      expect((error as JarvisError).code).toBe('unknown_engine');
+      expect([...(error as JarvisError).message].some((char) => char < ' ')).toBe(false);
+    }
+    expect((errors[0] as JarvisError).message).toMatch(
+      /^Unknown engine 'x\^\[\]0;pwned\\u\{7\}\\n'\./,
+    );
+    expect((errors[1] as NoSuchEngineError).engineKey).toBe(hostile);
   });
 
   it('a default engine a module registered is used directly, not replaced by discovery', async () => {

@@ -5,6 +5,7 @@ import {
   type AgentResult,
   EventBus,
   JarvisError,
+  NoSuchAgentError,
   Registry,
 } from '../core/index.js';
 import { ScriptedEngine } from '../testing/index.js';
@@ -62,6 +63,9 @@ describe('unknown agent names', () => {
   it('createRegisteredAgent refuses a misspelled agent with a suggestion', () => {
     const error = thrown(() => createRegisteredAgent('simpel', builtinAgents(), buildOptions()));
     expect(error.code).toBe('unknown_agent');
+    expect(error).toBeInstanceOf(NoSuchAgentError);
+    expect((error as NoSuchAgentError).agentName).toBe('simpel');
+    expect((error as NoSuchAgentError).availableAgents).toContain('simple');
     expect(error.message).toContain("Did you mean 'simple'?");
   });
 });

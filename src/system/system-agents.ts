@@ -14,12 +14,12 @@ import {
   type EventBus,
   type InferenceEngine,
   JarvisError,
+  NoSuchAgentError,
   type Registry,
   type Tool,
 } from '../core/index.js';
 import type { ConfirmCallback } from '../tools/index.js';
 import { type BuiltinEntry, builtinBuilder } from './builtin-entry.js';
-import { unknownNameMessage } from './unknown-name.js';
 
 /** Everything an agent is constructed with; each agent class takes the options it knows. */
 export interface AgentBuildOptions {
@@ -134,9 +134,6 @@ function isAgent(value: unknown): value is Agent {
 }
 
 /** The error for an agent name nobody registered, listing the available ones and suggesting the closest. */
-export function unknownAgentError(name: string, available: readonly string[]): JarvisError {
-  return new JarvisError({
-    code: 'unknown_agent',
-    message: unknownNameMessage('agent', name, available),
-  });
+export function unknownAgentError(name: string, available: readonly string[]): NoSuchAgentError {
+  return new NoSuchAgentError({ agentName: name, availableAgents: available });
 }

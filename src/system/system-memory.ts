@@ -3,10 +3,10 @@ import {
   JarvisError,
   type MemoryBackend,
   type MemoryRegistry,
+  unknownNameMessage,
 } from '../core/index.js';
 import { SQLiteMemory } from '../memory/index.js';
 import { type BuiltinEntry, builtinBuilder } from './builtin-entry.js';
-import { unknownNameMessage } from './unknown-name.js';
 
 /** What a memory backend is built with (a registered class or factory is given the same object). */
 export interface MemoryDependencies {

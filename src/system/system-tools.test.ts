@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JarvisError, Registry, type ToolRegistryEntry } from '../core/index.js';
+import { JarvisError, NoSuchToolError, Registry, type ToolRegistryEntry } from '../core/index.js';
 import { CodeInterpreterTool } from '../tools/index.js';
 import { registerBuiltinTools } from './builtins.js';
 import { configFromToml } from './config/index.js';
@@ -12,6 +12,13 @@ describe('unknown tool names', () => {
     expect(error.message).toBe(
       "Unknown tool 'calculater'. Available: calculator, think, web_search. Did you mean 'calculator'?",
     );
+  });
+
+  it('carries the name and the available tools as fields', () => {
+    const error = unknownToolError('calculater', ['think', 'calculator']);
+    expect(error).toBeInstanceOf(NoSuchToolError);
+    expect(error.toolName).toBe('calculater');
+    expect(error.availableTools).toEqual(['think', 'calculator']);
   });
 
   it('suggests nothing when no name is close', () => {

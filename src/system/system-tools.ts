@@ -3,6 +3,7 @@ import {
   isTool,
   JarvisError,
   type MemoryBackend,
+  NoSuchToolError,
   type Registry,
   type Tool,
   type ToolRegistryEntry,
@@ -28,7 +29,6 @@ import {
 import { type BuiltinEntry, builtinBuilder } from './builtin-entry.js';
 import type { JarvisConfig } from './config/index.js';
 import { webSearchSettings } from './tool-settings.js';
-import { unknownNameMessage } from './unknown-name.js';
 
 /** What the built-in tools are built with; every dependency is fetched only when a tool needs it. */
 export interface ToolDependencies {
@@ -129,9 +129,6 @@ export function createRegisteredTool(
 }
 
 /** The error for a tool name nobody registered, listing the available ones and suggesting the closest. */
-export function unknownToolError(name: string, available: readonly string[]): JarvisError {
-  return new JarvisError({
-    code: 'unknown_tool',
-    message: unknownNameMessage('tool', name, available),
-  });
+export function unknownToolError(name: string, available: readonly string[]): NoSuchToolError {
+  return new NoSuchToolError({ toolName: name, availableTools: available });
 }

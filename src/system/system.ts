@@ -13,6 +13,7 @@ import {
   JarvisError,
   type MemoryBackend,
   MemoryRegistry,
+  NoSuchToolError,
   type Redactor,
   type Registry,
   type Tool,
@@ -331,8 +332,12 @@ export class JarvisSystem {
     if (missing !== undefined) {
       const server = source.ownerOf(missing)?.name ?? '?';
       const why = found.warnings.map((warning) => `${warning.server}: ${warning.message}`);
-      throw new JarvisError({
-        code: 'unknown_tool',
+      throw new NoSuchToolError({
+        toolName: missing,
+        availableTools: [
+          ...this.registries.tools.keys(),
+          ...found.tools.map((tool) => tool.spec.name),
+        ],
         message: `Unknown tool '${missing}': MCP server '${server}' does not offer it${why.length > 0 ? ` (${why.join('; ')})` : ''}`,
       });
     }

@@ -1,4 +1,4 @@
-import { JarvisError } from '../../../core/index.js';
+import { JarvisError, type JarvisErrorCode } from '../../../core/index.js';
 import { type HostLookup, resolveAllowedAddress, urlProblem } from './ssrf-guard.js';
 import { type HttpResponse, sendHttpRequest, WEB_FETCH_MAX_BYTES } from './web-fetch.js';
 import { htmlToText } from './web-search-html.js';
@@ -151,6 +151,6 @@ function decodeBody(body: Buffer, charset: string | undefined): string {
   }
 }
 
-function fetchError(message: string, code = 'web_fetch_failed'): JarvisError {
+function fetchError(message: string, code: JarvisErrorCode = 'web_fetch_failed'): JarvisError {
   return new JarvisError({ code, message });
 }
