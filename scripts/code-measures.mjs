@@ -68,6 +68,7 @@ const summary = {
   longestFiles: files.slice(0, 5),
   rootExports: exported.size,
 };
+process.stdout.on('error', () => process.exit(0)); // a closed pipe (`| head`) ends quietly
 const print = (line) => process.stdout.write(`${line}\n`);
 if (process.argv.includes('--json')) print(JSON.stringify(summary, null, 2));
 else {
