@@ -328,7 +328,8 @@ describe('pyodide sandbox availability', () => {
   });
 });
 
-describe.concurrent('pyodide hostile snippets', () => {
+// Concurrent calls queue for the sandbox slots: each test's time includes the wait for the others.
+describe.concurrent('pyodide hostile snippets', { timeout: 60_000 }, () => {
   expect(HOSTILE.length).toBeGreaterThanOrEqual(25);
   for (const hostile of HOSTILE) {
     it(hostile.name, async () => {
@@ -363,7 +364,8 @@ function everyKnobFromNode(): string {
   ].join('\n');
 }
 
-describe.concurrent('pyodide never runs as host root (issue 13)', () => {
+// Concurrent calls queue for the sandbox slots: each test's time includes the wait for the others.
+describe.concurrent('pyodide never runs as host root (issue 13)', { timeout: 60_000 }, () => {
   it('the jailed Node process is, seen from the host, an unprivileged user without capabilities', async () => {
     const marker = `jvs-pyo-${process.pid % 100_000}`;
     const running = tool.execute({ code: pyodideNamedWait(marker), timeout_seconds: 30 });

@@ -55,7 +55,8 @@ describe('pyodide backend availability', () => {
   });
 });
 
-describe.concurrent('pyodide backend runs Python like python3 -I -', () => {
+// Concurrent calls queue for the sandbox slots: each test's time includes the wait for the others.
+describe.concurrent('pyodide backend runs Python like python3 -I -', { timeout: 60_000 }, () => {
   it('prints, reports the backend and succeeds', async () => {
     const result = await run('print(2 + 2)\nimport sys\nprint(sys.version_info[0])');
     if (result === undefined) return;
