@@ -5,6 +5,7 @@ import {
   describeError,
   type EventBus,
   type JsonObject,
+  positiveNumberOption,
   systemClock,
 } from '../core/index.js';
 import { formatIsoInstant } from './instant.js';
@@ -119,16 +120,6 @@ export function toolNames(tools: string): string[] {
 /** Default of `maxRunsPerTaskPerMinute`. */
 export const DEFAULT_MAX_RUNS_PER_TASK_PER_MINUTE = 60;
 
-function positiveOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value > 0))
-    throw new SchedulerError(
-      'invalid_task',
-      `${name} must be a positive number, got ${String(value)}`,
-    );
-  return value;
-}
-
 /** The task's agent: the one named; else `simple`, or `orchestrator` when tools are given (simple uses none). */
 function defaultAgent(agent: string | undefined, tools: string): string {
   if (agent !== undefined && agent.trim() !== '') return agent.trim();
@@ -192,13 +183,16 @@ export class TaskScheduler {
     this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
     this.#minIntervalMs = Math.max(
       1,
-      positiveOption('minIntervalMs', options.minIntervalMs, DEFAULT_MIN_INTERVAL_MS),
+      positiveNumberOption('minIntervalMs', options.minIntervalMs, DEFAULT_MIN_INTERVAL_MS, {
+        finite: false,
+      }),
     );
     this.#maxRunsPerTaskPerMinute = Math.floor(
-      positiveOption(
+      positiveNumberOption(
         'maxRunsPerTaskPerMinute',
         options.maxRunsPerTaskPerMinute,
         DEFAULT_MAX_RUNS_PER_TASK_PER_MINUTE,
+        { finite: false },
       ),
     );
   }

@@ -7,6 +7,7 @@ import {
   JarvisError,
   type JsonValue,
   type OpenAIFunctionTool,
+  positiveNumberOption,
   systemClock,
   type Tool,
   type ToolErrorCode,
@@ -15,6 +16,10 @@ import {
   toOpenAIFunction,
   toolFailure,
 } from '../core/index.js';
+
+/** Options here accept any positive number, Infinity included (no limit). */
+const ANY_POSITIVE = { finite: false } as const;
+
 import { type ArgumentValidator, compileArgumentValidator } from './argument-validator.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { capOutput } from './output-cap.js';
@@ -101,18 +106,20 @@ export class ToolExecutor {
   constructor(tools: Iterable<Tool>, options: ToolExecutorOptions = {}) {
     this.#bus = options.bus;
     this.#confirm = options.confirm;
-    this.#maxOutputChars = positiveOption(
+    this.#maxOutputChars = positiveNumberOption(
       'maxOutputChars',
       options.maxOutputChars,
       DEFAULT_MAX_OUTPUT_CHARS,
+      ANY_POSITIVE,
     );
     this.#clock = options.clock ?? systemClock;
     this.#deadlines = new DeadlineQueue(this.#clock);
     this.#generateId = options.generateId ?? (() => `call_${crypto.randomUUID()}`);
-    const defaultTimeoutMs = positiveOption(
+    const defaultTimeoutMs = positiveNumberOption(
       'defaultTimeoutMs',
       options.defaultTimeoutMs,
       DEFAULT_TIMEOUT_MS,
+      ANY_POSITIVE,
     );
     for (const tool of tools) this.#add(tool, defaultTimeoutMs);
     this.#toolNames = Object.freeze([...this.#entries.keys()]);
@@ -164,7 +171,7 @@ export class ToolExecutor {
     calls: readonly ToolCallInput[],
     options: ExecuteAllOptions = {},
   ): Promise<ToolResult[]> {
-    const concurrency = positiveOption('concurrency', options.concurrency, 8);
+    const concurrency = positiveNumberOption('concurrency', options.concurrency, 8, ANY_POSITIVE);
     const results = new Array<ToolResult>(calls.length);
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -191,7 +198,12 @@ export class ToolExecutor {
         message: `Two tools are named '${spec.name}'; tool names must be unique within one executor`,
       });
     }
-    const timeoutMs = positiveOption(`${spec.name}.timeoutMs`, spec.timeoutMs, defaultTimeoutMs);
+    const timeoutMs = positiveNumberOption(
+      `${spec.name}.timeoutMs`,
+      spec.timeoutMs,
+      defaultTimeoutMs,
+      ANY_POSITIVE,
+    );
     this.#entries.set(spec.name, {
       tool,
       spec,
@@ -349,15 +361,4 @@ function describeParameters(spec: ToolSpec): string {
     return `${name} (${type}${required.has(name) ? ', required' : ''})`;
   });
   return parts.length === 0 ? 'an object' : parts.join(', ');
-}
-
-function positiveOption(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value > 0)) {
-    throw new JarvisError({
-      code: 'invalid_argument',
-      message: `${name} must be a positive number, got ${String(value)}`,
-    });
-  }
-  return value;
 }
