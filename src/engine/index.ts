@@ -18,6 +18,15 @@ export {
   DEFAULT_IDLE_TIMEOUT_MS,
 } from './http/http-timeouts.js';
 export type { EngineRequestLog, EngineRequestLogEntry } from './http/request-log.js';
+export { type CatalogModel, MODEL_CATALOG } from './models/catalog.js';
+export { formatBytes } from './models/model-file-checks.js';
+export { ModelPullError, type ModelPullFailure } from './models/model-pull-error.js';
+export {
+  type PulledModel,
+  type PullModelOptions,
+  type PullProgress,
+  pullModel,
+} from './models/pull-model.js';
 export { OllamaEngine, type OllamaEngineOptions } from './ollama/ollama.js';
 export { OLLAMA_DEFAULT_HOST, resolveOllamaHost } from './ollama/ollama-host.js';
 export {

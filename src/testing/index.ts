@@ -29,6 +29,13 @@ export {
   UnexpectedEngineCallError,
 } from './scripted-engine.js';
 export {
+  type HubRequest,
+  type ScriptedHubFile,
+  type ScriptedModelHub,
+  type ScriptedModelHubOptions,
+  startScriptedModelHub,
+} from './scripted-model-hub.js';
+export {
   delayReply,
   type RecordedRequest,
   type ScriptedAnswer,

@@ -1,0 +1,282 @@
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { ModelDownloader } from 'node-llama-cpp';
+import { describeError } from '../../core/index.js';
+import { type CatalogModel, MODEL_CATALOG } from './catalog.js';
+import {
+  ensureDiskRoom,
+  type FetchLike,
+  fetchRemoteFileFacts,
+  formatBytes,
+  type RemoteFileFacts,
+  sha256OfFile,
+} from './model-file-checks.js';
+import { ModelPullError } from './model-pull-error.js';
+import { type ModelSource, resolveModelSource } from './model-source.js';
+
+/** Progress of a pull, as node-llama-cpp's downloader reports it. */
+export interface PullProgress {
+  readonly totalBytes: number;
+  readonly downloadedBytes: number;
+  readonly bytesPerSecond: number;
+  /** Estimated time left as ipull reports it (milliseconds), `Infinity` when unknown. */
+  readonly estimatedTimeLeftMs: number;
+}
+
+/** Options of `pullModel`. */
+export interface PullModelOptions {
+  /** Catalog name, `hf:owner/repo/file.gguf`, `hf:owner/repo:quant`, or a URL. */
+  readonly model: string;
+  /** Directory the finished `.gguf` lands in; unfinished downloads stay in its `.partial/` folder. */
+  readonly modelsDir: string;
+  /** Hugging Face endpoint (what `HF_ENDPOINT` holds; default `https://huggingface.co/`). */
+  readonly endpoint?: string;
+  /** Hugging Face token (what `HF_TOKEN` holds) for gated models; env and token files are never read here. */
+  readonly token?: string;
+  /** Cancels the pull; the partial download is kept and resumed by the next pull. */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: PullProgress) => void;
+  /** The catalog of short names (default `MODEL_CATALOG`). */
+  readonly catalog?: readonly CatalogModel[];
+  /** `fetch` used for the hub's metadata HEAD request (default global `fetch`). */
+  readonly fetch?: FetchLike;
+  /** Free-space probe (default `fs.statfs`). */
+  readonly statfs?: (path: string) => Promise<{ bavail: number; bsize: number }>;
+}
+
+/** A model file that is complete and verified in `modelsDir`. */
+export interface PulledModel {
+  readonly path: string;
+  readonly fileName: string;
+  readonly sizeBytes: number;
+  /** The SHA-256 the file was checked against, when one was known (catalog or hub headers). */
+  readonly sha256: string | undefined;
+  /** False when the file was already there and nothing was downloaded. */
+  readonly downloaded: boolean;
+}
+
+const DEFAULT_ENDPOINT = 'https://huggingface.co/';
+const PARTIAL_DIR = '.partial';
+const IPULL_SUFFIX = '.ipull';
+const inFlight = new Map<string, Promise<PulledModel>>();
+
+/**
+ * Downloads a GGUF model into `modelsDir` with node-llama-cpp's downloader (resumable), verifies its size and
+ * SHA-256, and only then renames it into place; concurrent pulls of one model in this process share one download.
+ */
+export function pullModel(options: PullModelOptions): Promise<PulledModel> {
+  const endpoint = options.endpoint ?? DEFAULT_ENDPOINT;
+  let source: ModelSource;
+  try {
+    source = resolveModelSource(options.model, options.catalog ?? MODEL_CATALOG, endpoint);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const key = `${resolve(options.modelsDir)}\0${source.uri}`;
+  const running = inFlight.get(key);
+  if (running !== undefined) return running;
+  const pull = runPull(options, source, endpoint).finally(() => inFlight.delete(key));
+  inFlight.set(key, pull);
+  return pull;
+}
+
+async function runPull(
+  options: PullModelOptions,
+  source: ModelSource,
+  endpoint: string,
+): Promise<PulledModel> {
+  throwIfAborted(options.signal);
+  const expected = await expectedFacts(options, source);
+  const stagingDir = join(options.modelsDir, PARTIAL_DIR);
+  await mkdir(stagingDir, { recursive: true });
+  await restorePartials(stagingDir);
+  const downloader = await createDownloader(options, source, endpoint, stagingDir);
+  const fileName = downloader.entrypointFilename;
+  const finalPath = join(options.modelsDir, fileName);
+  const sizeBytes =
+    expected.sizeBytes ?? (downloader.totalSize > 0 ? downloader.totalSize : undefined);
+  if (sizeBytes !== undefined && (await fileSize(finalPath)) === sizeBytes) {
+    await downloader.cancel({ deleteTempFile: false });
+    return { path: finalPath, fileName, sizeBytes, sha256: expected.sha256, downloaded: false };
+  }
+  await checkRoom(options, downloader, stagingDir, fileName, sizeBytes);
+  await download(downloader, options.signal);
+  const stagedPath = join(stagingDir, fileName);
+  const verified = await verify(stagedPath, { sha256: expected.sha256, sizeBytes }, options.model);
+  await rename(stagedPath, finalPath);
+  return {
+    path: finalPath,
+    fileName,
+    sizeBytes: verified.sizeBytes,
+    sha256: expected.sha256,
+    downloaded: true,
+  };
+}
+
+/** Size and SHA-256 the file must have: the pinned catalog entry wins, else what the hub's headers say. */
+async function expectedFacts(
+  options: PullModelOptions,
+  source: ModelSource,
+): Promise<RemoteFileFacts> {
+  if (source.catalog?.pinned === true) {
+    return { sha256: source.catalog.sha256, sizeBytes: source.catalog.sizeBytes };
+  }
+  if (source.fileUrl === undefined) return { sha256: undefined, sizeBytes: undefined };
+  return fetchRemoteFileFacts(
+    source.fileUrl,
+    options.token,
+    options.fetch ?? fetch,
+    options.signal,
+  );
+}
+
+async function createDownloader(
+  options: PullModelOptions,
+  source: ModelSource,
+  endpoint: string,
+  stagingDir: string,
+): Promise<ModelDownloader> {
+  const { createModelDownloader } = await import('node-llama-cpp');
+  const { onProgress } = options;
+  try {
+    const downloader = await createModelDownloader({
+      modelUri: source.uri,
+      dirPath: stagingDir,
+      skipExisting: true,
+      deleteTempFileOnCancel: false,
+      parallelDownloads: 1,
+      // `null` keeps node-llama-cpp from reading HF_TOKEN or ~/.cache/huggingface/token itself.
+      // (its types say `string | undefined`, but its code documents and checks for `null`).
+      tokens: { huggingFace: options.token ?? (null as unknown as string) },
+      endpoints: { huggingFace: endpoint },
+      ...(onProgress === undefined
+        ? {}
+        : { onProgress: (status) => onProgress(toProgress(status)) }),
+    });
+    if (downloader.totalFiles !== 1) {
+      await downloader.cancel({ deleteTempFile: false });
+      throw new ModelPullError(
+        'invalid_source',
+        `${options.model} is split into ${downloader.totalFiles} files; split GGUF models are not supported yet`,
+      );
+    }
+    return downloader;
+  } catch (error) {
+    if (error instanceof ModelPullError) throw error;
+    throwIfAborted(options.signal);
+    throw new ModelPullError(
+      'download_failed',
+      `cannot download ${options.model}: ${describeError(error)}`,
+      error,
+    );
+  }
+}
+
+function toProgress(status: {
+  totalSize: number;
+  downloadedSize: number;
+  estimatedTimeLeft: number;
+  averageSpeed: number;
+}): PullProgress {
+  return {
+    totalBytes: status.totalSize,
+    downloadedBytes: status.downloadedSize,
+    bytesPerSecond: status.averageSpeed,
+    estimatedTimeLeftMs: status.estimatedTimeLeft,
+  };
+}
+
+/** Refuses before downloading when the disk cannot hold what is left to download. */
+async function checkRoom(
+  options: PullModelOptions,
+  downloader: ModelDownloader,
+  stagingDir: string,
+  fileName: string,
+  sizeBytes: number | undefined,
+): Promise<void> {
+  if (sizeBytes === undefined) return;
+  const partialBytes = (await fileSize(join(stagingDir, fileName + IPULL_SUFFIX))) ?? 0;
+  try {
+    await ensureDiskRoom(stagingDir, Math.max(0, sizeBytes - partialBytes), options.statfs);
+  } catch (error) {
+    await downloader.cancel({ deleteTempFile: false });
+    throw error;
+  }
+}
+
+async function download(
+  downloader: ModelDownloader,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  try {
+    await downloader.download(signal === undefined ? {} : { signal });
+  } catch (error) {
+    await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+    throwIfAborted(signal);
+    throw new ModelPullError(
+      'download_failed',
+      `download interrupted: ${describeError(error)}; run the same pull again to resume`,
+      error,
+    );
+  }
+  throwIfAborted(signal);
+}
+
+/**
+ * ipull renames its `.ipull` file to the final name when a download is closed unfinished (progress record still
+ * appended, and possibly after the cancelled call has returned); a staged file without its `.ipull` twin is
+ * renamed back so ipull resumes it. A staged file that is in fact complete is then simply downloaded again.
+ */
+async function restorePartials(stagingDir: string): Promise<void> {
+  const names = new Set(await readdir(stagingDir));
+  for (const name of names) {
+    if (name.endsWith(IPULL_SUFFIX) || names.has(name + IPULL_SUFFIX)) continue;
+    await rename(join(stagingDir, name), join(stagingDir, name + IPULL_SUFFIX)).catch(
+      () => undefined,
+    );
+  }
+}
+
+/** Checks the staged file; a wrong one is deleted so nothing that looks like a model is left behind. */
+async function verify(
+  stagedPath: string,
+  expected: RemoteFileFacts,
+  model: string,
+): Promise<{ sizeBytes: number }> {
+  const actualSize = (await fileSize(stagedPath)) ?? 0;
+  if (expected.sizeBytes !== undefined && actualSize !== expected.sizeBytes) {
+    await rm(stagedPath, { force: true });
+    throw new ModelPullError(
+      'size_mismatch',
+      `downloaded ${model} is ${formatBytes(actualSize)} but should be ${formatBytes(expected.sizeBytes)} (${expected.sizeBytes} bytes); the file was deleted — pull again`,
+    );
+  }
+  if (expected.sha256 !== undefined) {
+    const actual = await sha256OfFile(stagedPath);
+    if (actual !== expected.sha256) {
+      await rm(stagedPath, { force: true });
+      throw new ModelPullError(
+        'checksum_mismatch',
+        `downloaded ${model} failed its SHA-256 check (expected ${expected.sha256}, got ${actual}); the file was deleted — pull again, and if it repeats the source or a mirror is serving a different file`,
+      );
+    }
+  }
+  return { sizeBytes: actualSize };
+}
+
+async function fileSize(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return undefined;
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted !== true) return;
+  throw new ModelPullError(
+    'cancelled',
+    'model pull cancelled; run the same pull again to resume',
+    signal.reason,
+  );
+}
