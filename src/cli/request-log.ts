@@ -1,23 +1,14 @@
 import { REDACTED, type Redactor } from '../core/index.js';
+import type { EngineRequestLogEntry } from '../engine/index.js';
 import type { CliIo, CliStream } from './cli-io.js';
 import { diagnosticText } from './cli-output.js';
 
-/** One HTTP request an engine made, as its request-log callback reports it. */
-export interface RequestLogEntry {
-  /** The engine that sent it (`openai`, `ollama`, …). */
-  readonly engineId?: string;
-  readonly method: string;
-  readonly url: string;
-  /** The response status; absent when no response came (connection refused, timeout, cancelled). */
-  readonly status?: number;
-  readonly durationMs: number;
-  /** 1 for the first try, 2 and up for retries. */
-  readonly attempt?: number;
-  /** What went wrong. */
-  readonly error?: string;
-  /** `response` (the answer's status came) or `stream_end` (a streamed body ended); `response` when absent. */
-  readonly phase?: string;
-}
+/**
+ * One HTTP request an engine made, as its request-log callback reports it: the engine's entry, with only the
+ * method, address and time required (callers such as tests may leave the rest out).
+ */
+export type RequestLogEntry = Pick<EngineRequestLogEntry, 'method' | 'url' | 'durationMs'> &
+  Partial<Omit<EngineRequestLogEntry, 'method' | 'url' | 'durationMs'>>;
 
 /** Receives one entry per HTTP request. */
 export type RequestLogCallback = (entry: RequestLogEntry) => void;
