@@ -72,14 +72,36 @@ export function createServerEngine(key: string, settings: EngineSettings): Infer
   });
 }
 
-/** The unknown-key error of `createEngine`, naming the built-in keys and the closest one. */
-function unknownEngineKey(key: string): NoSuchEngineError {
+/** Where an unknown engine key came from and what to do, around the one message every engine lookup gives. */
+export interface UnknownEngineContext {
+  /** After the key, e.g. ` in the config (...)`. */
+  readonly where?: string;
+  /** After the suggestion, e.g. ` Fix the name, or ...`. */
+  readonly advice?: string;
+}
+
+/**
+ * `Unknown engine 'x'. Available: a, b.` (in the order given: registry order) plus a did-you-mean; the key is
+ * shown terminal-safe on one line (it may come from a command line or a config file).
+ */
+export function unknownEngineError(
+  key: string,
+  available: readonly string[],
+  context: UnknownEngineContext = {},
+): NoSuchEngineError {
   const shown = safeForTerminal(key, { singleLine: true });
   return new NoSuchEngineError({
     engineKey: key,
-    availableEngines: ENGINE_KEYS,
-    message: `Unknown engine '${shown}'. Available: ${ENGINE_KEYS.join(', ')}.${didYouMean(key, ENGINE_KEYS)}`,
+    availableEngines: available,
+    message:
+      `Unknown engine '${shown}'${context.where ?? ''}. Available: ${available.join(', ')}.` +
+      `${didYouMean(key, available)}${context.advice ?? ''}`,
   });
+}
+
+/** The unknown-key error of `createEngine`, naming the built-in keys and the closest one. */
+function unknownEngineKey(key: string): NoSuchEngineError {
+  return unknownEngineError(key, ENGINE_KEYS);
 }
 
 /** The API key, for the one address it was configured for (see `EngineSettings.apiKey`); else nothing. */

@@ -1,19 +1,11 @@
-import {
-  didYouMean,
-  EngineRegistry,
-  type InferenceEngine,
-  JarvisError,
-  NoSuchEngineError,
-  type Registry,
-  safeForTerminal,
-} from '../core/index.js';
+import { EngineRegistry, type InferenceEngine, JarvisError, type Registry } from '../core/index.js';
 import {
   type ChosenEngine,
   type EngineCandidate,
   findDefaultModel,
   probeEngines,
 } from '../engine/index.js';
-import { createEngine, ENGINE_KEYS } from './builtin-engines.js';
+import { createEngine, ENGINE_KEYS, unknownEngineError } from './builtin-engines.js';
 import {
   defaultModelsDir,
   type EngineSettings,
@@ -94,12 +86,7 @@ export async function engineFor(
 ): Promise<InferenceEngine> {
   if (!registry.contains(key)) {
     if (BUILTIN_KEYS.has(key)) return createEngine(key, settings);
-    const known = knownKeys(registry);
-    throw new NoSuchEngineError({
-      engineKey: key,
-      availableEngines: known,
-      message: `Unknown engine '${shownKey(key)}'. Available: ${known.join(', ')}.${didYouMean(key, known)}`,
-    });
+    throw unknownEngineError(key, knownKeys(registry));
   }
   const engine: unknown = await registry.create(key, settings);
   const candidate = engine as Partial<InferenceEngine> | null;
@@ -112,11 +99,6 @@ export async function engineFor(
   return engine as InferenceEngine;
 }
 
-/** An engine key as shown in a message: on one line and terminal-safe (it may come from a command line). */
-function shownKey(key: string): string {
-  return safeForTerminal(key, { singleLine: true });
-}
-
 /** The keys an engine can be chosen under: the registry's, then the built-ins it lacks. */
 function knownKeys(registry: Registry<unknown>): string[] {
   return [...new Set([...registry.keys(), ...ENGINE_KEYS])];
@@ -126,13 +108,9 @@ function knownKeys(registry: Registry<unknown>): string[] {
 function checkConfiguredKey(key: string, registry: Registry<unknown>): void {
   const known = knownKeys(registry);
   if (known.includes(key)) return;
-  throw new NoSuchEngineError({
-    engineKey: key,
-    availableEngines: known,
-    message:
-      `Unknown engine '${shownKey(key)}' in the config (\`default\` under [engine], or OPENJARVIS_ENGINE). ` +
-      `Available: ${known.join(', ')}.${didYouMean(key, known)} Fix the name, or register the engine ` +
-      'from a module listed in `imports`.',
+  throw unknownEngineError(key, known, {
+    where: ' in the config (`default` under [engine], or OPENJARVIS_ENGINE)',
+    advice: ' Fix the name, or register the engine from a module listed in `imports`.',
   });
 }
 
