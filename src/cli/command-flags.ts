@@ -33,6 +33,11 @@ export interface EnginesFlags extends JarvisFlags {
   readonly json?: boolean;
 }
 
+/** Flags of `jarvis models pull` and `jarvis models rm`. */
+export interface ModelsFileFlags {
+  readonly config?: string;
+}
+
 /** Flags of `jarvis init`. */
 export interface InitFlags {
   readonly path?: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
-import type { EnginesFlags } from './command-flags.js';
+import type { EnginesFlags, ModelsFileFlags } from './command-flags.js';
 import { addJarvisFlags } from './jarvis-options.js';
 
 const ENGINES_EXAMPLES = `
@@ -16,6 +16,20 @@ Examples:
   $ jarvis models
   $ jarvis models --engine ollama
   $ jarvis models --engine openai --base-url http://127.0.0.1:8000/v1 --json
+  $ jarvis models pull qwen3-1.7b                          # download a GGUF for --engine embedded
+  $ jarvis models pull hf:Qwen/Qwen3-4B-GGUF:Q4_K_M
+  $ jarvis models rm Qwen3-1.7B-Q8_0.gguf
+`;
+
+const PULL_EXAMPLES = `
+Examples:
+  $ jarvis models pull qwen3-1.7b                          # a name of the built-in catalog
+  $ jarvis models pull hf:Qwen/Qwen3-4B-GGUF:Q4_K_M         # a repository and quantization
+  $ jarvis models pull hf:Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf
+  $ HF_ENDPOINT=https://hf-mirror.example HF_TOKEN=hf_... jarvis models pull <model>
+
+Files land in [engine.embedded] models_dir (default ~/.openjarvis/models). Ctrl-C keeps the partial
+download; the same pull resumes it.
 `;
 
 /** Adds `--engine`, `--base-url`, `--timeout-ms` and `--json` (and `--config`, `--import`). */
@@ -58,4 +72,37 @@ export function registerEnginesCommand(program: Command, io: CliIo): void {
       const { runModels } = await import('./engines-action.js');
       await runModels(flags, io);
     });
+  registerModelFileCommands(models, io);
+}
+
+/** `jarvis models pull` and `jarvis models rm`; `--config` may be given before or after the subcommand. */
+function registerModelFileCommands(models: Command, io: CliIo): void {
+  models
+    .command('pull')
+    .description(
+      'Download a GGUF model (catalog name, hf: URI or https:// URL) into the models folder.',
+    )
+    .argument(
+      '<model>',
+      'catalog name, hf:<owner>/<repo>/<file>.gguf, hf:<owner>/<repo>:<quant> or URL',
+    )
+    .addHelpText('after', PULL_EXAMPLES)
+    .action(async (model: string, _flags: ModelsFileFlags, command: Command) => {
+      const { runModelsPull } = await import('./models-pull-action.js');
+      await runModelsPull(model, fileFlags(command), io);
+    });
+  models
+    .command('rm')
+    .description('Delete a downloaded .gguf file from the models folder (by file or catalog name).')
+    .argument('<name>', 'file name in the models folder, or a catalog name')
+    .action(async (name: string, _flags: ModelsFileFlags, command: Command) => {
+      const { runModelsRm } = await import('./models-pull-action.js');
+      await runModelsRm(name, fileFlags(command), io);
+    });
+}
+
+/** The `--config` of `jarvis models` (commander gives it to the parent wherever it appears). */
+function fileFlags(command: Command): ModelsFileFlags {
+  const { config } = command.optsWithGlobals<{ config?: string }>();
+  return config === undefined ? {} : { config };
 }

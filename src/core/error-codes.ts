@@ -30,6 +30,14 @@ export const JARVIS_ERROR_CODES = {
   ],
   /** Choosing and building an engine. */
   engineSetup: ['unknown_engine', 'invalid_engine', 'model_not_found'],
+  /** Downloading a model file (`jarvis models pull`, `ModelPullError`). */
+  models: [
+    'model_pull_failed',
+    'model_access_denied',
+    'model_checksum_mismatch',
+    'model_disk_full',
+    'model_pull_cancelled',
+  ],
   /** A run that could not finish (`AgentError`). */
   agent: [
     'agent_cancelled',

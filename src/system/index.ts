@@ -83,6 +83,7 @@ export {
   getEngine,
   OPENAI_API_BASE_URL,
 } from './engines.js';
+export { type ModelHubSettings, modelHubSettings } from './model-hub-settings.js';
 export {
   type BuildSystemOptions,
   buildSystem,

@@ -21,6 +21,8 @@ export interface ScriptedModelHubOptions {
   readonly files: readonly ScriptedHubFile[];
   /** Answer `resolve/` with a 302 to a separate content path, as the real hub does (default true). */
   readonly redirect?: boolean;
+  /** Serve files only to `Authorization: Bearer <token>` (else 401, as the hub answers for a gated model). */
+  readonly requiredToken?: string;
 }
 
 /** One request the hub received. */
@@ -46,6 +48,11 @@ export interface ScriptedModelHub {
   rangedGets(path: string): number;
   /** The body of the next ranged GET is cut (socket destroyed) after `afterBytes` bytes, once. */
   cutNextBody(afterBytes: number): void;
+  /**
+   * From now on, bodies of ranged GETs send `afterBytes` bytes and then nothing more, holding the connection open
+   * (a stalled server); `undefined` serves them whole again.
+   */
+  stallBodies(afterBytes: number | undefined): void;
   /** Stops the server and ends open connections. */
   close(): Promise<void>;
 }
@@ -69,7 +76,9 @@ class Hub implements ScriptedModelHub {
   readonly #files: ServedFile[];
   readonly #redirect: boolean;
   readonly #server: Server;
+  readonly #requiredToken: string | undefined;
   #cutAfterBytes: number | undefined;
+  #stallAfterBytes: number | undefined;
 
   constructor(options: ScriptedModelHubOptions) {
     this.#files = options.files.map((file) => ({
@@ -77,6 +86,7 @@ class Hub implements ScriptedModelHub {
       sha256: file.advertisedSha256 ?? createHash('sha256').update(file.content).digest('hex'),
     }));
     this.#redirect = options.redirect ?? true;
+    this.#requiredToken = options.requiredToken;
     this.#server = createServer((request, response) => this.#handle(request, response));
   }
 
@@ -100,6 +110,10 @@ class Hub implements ScriptedModelHub {
     this.#cutAfterBytes = afterBytes;
   }
 
+  stallBodies(afterBytes: number | undefined): void {
+    this.#stallAfterBytes = afterBytes;
+  }
+
   async close(): Promise<void> {
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -113,6 +127,11 @@ class Hub implements ScriptedModelHub {
       range: request.headers.range,
       authorization: request.headers.authorization,
     });
+    if (
+      this.#requiredToken !== undefined &&
+      request.headers.authorization !== `Bearer ${this.#requiredToken}`
+    )
+      return void end(response, 401, 'Access to this model is restricted', 'GatedRepo');
     const manifest = /^\/v2\/([^/]+\/[^/]+)\/manifests\/([^/]+)$/.exec(path);
     if (manifest !== null)
       return void this.#sendManifest(response, manifest[1] ?? '', manifest[2] ?? '');
@@ -169,6 +188,9 @@ class Hub implements ScriptedModelHub {
   }
 
   #writeBody(response: ServerResponse, body: Uint8Array, ranged: boolean): void {
+    const stall = this.#stallAfterBytes;
+    if (ranged && stall !== undefined && stall < body.length)
+      return void response.write(body.subarray(0, stall));
     const cut = this.#cutAfterBytes;
     if (!ranged || cut === undefined || cut >= body.length) return void response.end(body);
     this.#cutAfterBytes = undefined;
@@ -187,8 +209,13 @@ function hubHeaders(file: ServedFile): Record<string, string> {
   };
 }
 
-function end(response: ServerResponse, status: number, message: string): void {
-  response.writeHead(status, { 'content-type': 'text/plain', 'x-error-code': 'EntryNotFound' });
+function end(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  errorCode = 'EntryNotFound',
+): void {
+  response.writeHead(status, { 'content-type': 'text/plain', 'x-error-code': errorCode });
   response.end(message);
 }
 

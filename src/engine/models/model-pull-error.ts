@@ -5,6 +5,9 @@ export type ModelPullFailure =
   | 'unknown_model'
   | 'invalid_source'
   | 'download_failed'
+  | 'unreachable'
+  | 'stalled'
+  | 'access_denied'
   | 'checksum_mismatch'
   | 'size_mismatch'
   | 'disk_full'
@@ -13,14 +16,17 @@ export type ModelPullFailure =
 const CODES: Readonly<Record<ModelPullFailure, JarvisErrorCode>> = {
   unknown_model: 'model_not_found',
   invalid_source: 'invalid_argument',
-  download_failed: 'engine_model_error',
-  checksum_mismatch: 'engine_model_error',
-  size_mismatch: 'engine_model_error',
-  disk_full: 'engine_model_error',
-  cancelled: 'engine_cancelled',
+  download_failed: 'model_pull_failed',
+  unreachable: 'model_pull_failed',
+  stalled: 'model_pull_failed',
+  access_denied: 'model_access_denied',
+  checksum_mismatch: 'model_checksum_mismatch',
+  size_mismatch: 'model_checksum_mismatch',
+  disk_full: 'model_disk_full',
+  cancelled: 'model_pull_cancelled',
 };
 
-/** A model pull that failed; `failure` says why (the `code` is the nearest existing `JarvisError` code). */
+/** A model pull that failed; `failure` says why (`code` is its `JarvisError` code). */
 export class ModelPullError extends JarvisError {
   /** Why the pull failed. */
   readonly failure: ModelPullFailure;

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelHub, startScriptedModelHub } from '../../testing/scripted-model-hub.js';
@@ -39,8 +41,12 @@ function catalogWith(overrides: Partial<CatalogModel> = {}): readonly CatalogMod
 let hub: ScriptedModelHub | undefined;
 let modelsDir = '';
 
-async function startHub(advertisedSha256?: string): Promise<ScriptedModelHub> {
+async function startHub(
+  advertisedSha256?: string,
+  requiredToken?: string,
+): Promise<ScriptedModelHub> {
   hub = await startScriptedModelHub({
+    ...(requiredToken === undefined ? {} : { requiredToken }),
     files: [
       {
         repository: REPO,
@@ -232,4 +238,160 @@ describe('pullModel', () => {
     );
     expect((error as ModelPullError).failure).toBe('invalid_source');
   });
+
+  it('fails as stalled when the server stops sending, and the next pull completes', async () => {
+    const server = await startHub();
+    server.stallBodies(100_000);
+    const started = performance.now();
+    const error = await pullModel({
+      model: 'tiny',
+      modelsDir,
+      endpoint: server.url,
+      catalog: catalogWith(),
+      stallTimeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect((error as ModelPullError).failure).toBe('stalled');
+    expect((error as ModelPullError).code).toBe('model_pull_failed');
+    expect((error as Error).message).toContain(
+      `no data from ${new URL(server.url).origin} for 1 s`,
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await modelFiles()).toEqual([]);
+    server.stallBodies(undefined);
+    const pulled = await pullModel({
+      model: 'tiny',
+      modelsDir,
+      endpoint: server.url,
+      catalog: catalogWith(),
+    });
+    expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
+  });
+
+  it('fails at once, naming the address, when nothing listens there', async () => {
+    const endpoint = await closedPortUrl();
+    const error = await pullModel({
+      model: `hf:${REPO}/${FILE}`,
+      modelsDir,
+      endpoint,
+      stallTimeoutMs: 10_000,
+    }).catch((e: unknown) => e);
+    expect((error as ModelPullError).failure).toBe('unreachable');
+    expect((error as Error).message).toContain(
+      `cannot reach ${new URL(endpoint).origin}: ECONNREFUSED`,
+    );
+  });
+
+  it('ends a pull whose hub never answers, also before the downloader has the file (hf:repo:quant)', async () => {
+    const endpoint = await closedPortUrl();
+    const started = performance.now();
+    const error = await pullModel({
+      model: `hf:${REPO}:Q8_0`,
+      modelsDir,
+      endpoint,
+      stallTimeoutMs: 1_000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelPullError);
+    expect(['stalled', 'download_failed']).toContain((error as ModelPullError).failure);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('says a gated model needs HF_TOKEN, and pulls it with one', async () => {
+    const server = await startHub(undefined, 'hf_gate');
+    const error = await pullModel({
+      model: `hf:${REPO}/${FILE}`,
+      modelsDir,
+      endpoint: server.url,
+    }).catch((e: unknown) => e);
+    expect((error as ModelPullError).failure).toBe('access_denied');
+    expect((error as ModelPullError).code).toBe('model_access_denied');
+    expect((error as Error).message).toContain('refused access (HTTP 401)');
+    expect((error as Error).message).toContain('set HF_TOKEN');
+    const wrong = await pullModel({
+      model: `hf:${REPO}/${FILE}`,
+      modelsDir,
+      endpoint: server.url,
+      token: 'hf_other',
+    }).catch((e: unknown) => e);
+    expect((wrong as Error).message).toContain('the token in HF_TOKEN has no access');
+    expect((wrong as Error).message).not.toContain('hf_other');
+    const pulled = await pullModel({
+      model: `hf:${REPO}/${FILE}`,
+      modelsDir,
+      endpoint: server.url,
+      token: 'hf_gate',
+    });
+    expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
+  });
+
+  it('waits while another live process holds the pull lock, and takes over a dead one', async () => {
+    const server = await startHub();
+    const staging = join(modelsDir, '.partial');
+    await mkdir(staging, { recursive: true });
+    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const lock = join(staging, 'pull.lock');
+      await writeFile(lock, JSON.stringify({ pid: sleeper.pid, host: hostname() }));
+      const waiting: number[] = [];
+      const pulling = pullModel({
+        model: 'tiny',
+        modelsDir,
+        endpoint: server.url,
+        catalog: catalogWith(),
+        onWaiting: (holder) => {
+          waiting.push(holder.pid);
+          void rm(lock);
+        },
+      });
+      const pulled = await pulling;
+      expect(waiting).toEqual([sleeper.pid]);
+      expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
+      expect(await readdir(staging)).toEqual([]);
+    } finally {
+      sleeper.kill();
+    }
+    // A lock left by a process that is gone is taken over without waiting.
+    await rm(join(modelsDir, LOCAL));
+    await writeFile(
+      join(staging, 'pull.lock'),
+      JSON.stringify({ pid: await exitedPid(), host: hostname() }),
+    );
+    const waited: number[] = [];
+    await pullModel({
+      model: 'tiny',
+      modelsDir,
+      endpoint: server.url,
+      catalog: catalogWith(),
+      onWaiting: (holder) => waited.push(holder.pid),
+    });
+    expect(waited).toEqual([]);
+  });
+
+  it('says a file the hub does not have was not found', async () => {
+    const server = await startHub();
+    const error = await pullModel({
+      model: `hf:${REPO}/missing-Q4_K_M.gguf`,
+      modelsDir,
+      endpoint: server.url,
+    }).catch((e: unknown) => e);
+    expect((error as ModelPullError).failure).toBe('unknown_model');
+    expect((error as Error).message).toContain(
+      `${server.url}${REPO}/resolve/main/missing-Q4_K_M.gguf was not found (HTTP 404)`,
+    );
+  });
 });
+
+/** A loopback URL nothing listens on (a port just released). */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/`;
+}
+
+/** The pid of a process that has exited. */
+async function exitedPid(): Promise<number> {
+  const child = spawn('true', { stdio: 'ignore' });
+  await new Promise((resolve) => child.on('exit', resolve));
+  return child.pid ?? 0;
+}

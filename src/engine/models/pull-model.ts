@@ -1,7 +1,7 @@
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ModelDownloader } from 'node-llama-cpp';
-import { describeError } from '../../core/index.js';
+import { describeError, untilAborted } from '../../core/index.js';
 import { type CatalogModel, MODEL_CATALOG } from './catalog.js';
 import {
   ensureDiskRoom,
@@ -13,6 +13,8 @@ import {
 } from './model-file-checks.js';
 import { ModelPullError } from './model-pull-error.js';
 import { type ModelSource, resolveModelSource } from './model-source.js';
+import { type PullLockHolder, withPullLock } from './pull-lock.js';
+import { StallWatchdog } from './stall-watchdog.js';
 
 /** Progress of a pull, as node-llama-cpp's downloader reports it. */
 export interface PullProgress {
@@ -36,10 +38,17 @@ export interface PullModelOptions {
   /** Cancels the pull; the partial download is kept and resumed by the next pull. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: PullProgress) => void;
+  /** Called when another process is pulling into the same models folder and this pull waits for it. */
+  readonly onWaiting?: (holder: PullLockHolder) => void;
   /** The catalog of short names (default `MODEL_CATALOG`). */
   readonly catalog?: readonly CatalogModel[];
   /** `fetch` used for the hub's metadata HEAD request (default global `fetch`). */
   readonly fetch?: FetchLike;
+  /**
+   * How long a pull waits for data (the hub's answer, the next bytes) before it fails as stalled; the partial
+   * download is kept for the next pull (default 60 s).
+   */
+  readonly stallTimeoutMs?: number;
   /** Free-space probe (default `fs.statfs`). */
   readonly statfs?: (path: string) => Promise<{ bavail: number; bsize: number }>;
 }
@@ -58,6 +67,7 @@ export interface PulledModel {
 const DEFAULT_ENDPOINT = 'https://huggingface.co/';
 const PARTIAL_DIR = '.partial';
 const IPULL_SUFFIX = '.ipull';
+const DEFAULT_STALL_TIMEOUT_MS = 60_000;
 const inFlight = new Map<string, Promise<PulledModel>>();
 
 /**
@@ -80,17 +90,61 @@ export function pullModel(options: PullModelOptions): Promise<PulledModel> {
   return pull;
 }
 
+/** What one pull runs under: the caller's signal, and a watchdog that ends a pull no data arrives for. */
+interface PullRun {
+  readonly options: PullModelOptions;
+  readonly source: ModelSource;
+  readonly endpoint: string;
+  readonly watchdog: StallWatchdog;
+  /** Aborted by the caller's signal or by the watchdog. */
+  readonly signal: AbortSignal;
+}
+
 async function runPull(
   options: PullModelOptions,
   source: ModelSource,
   endpoint: string,
 ): Promise<PulledModel> {
   throwIfAborted(options.signal);
-  const expected = await expectedFacts(options, source);
   const stagingDir = join(options.modelsDir, PARTIAL_DIR);
   await mkdir(stagingDir, { recursive: true });
+  try {
+    return await withPullLock(stagingDir, () => watchedPull(options, source, endpoint), {
+      signal: options.signal,
+      onWaiting: options.onWaiting,
+    });
+  } catch (error) {
+    throwIfAborted(options.signal);
+    throw error;
+  }
+}
+
+/** One pull, ended by the caller's signal or when no data arrives for the stall timeout. */
+async function watchedPull(
+  options: PullModelOptions,
+  source: ModelSource,
+  endpoint: string,
+): Promise<PulledModel> {
+  const watchdog = new StallWatchdog(options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS);
+  const signals = options.signal === undefined ? [] : [options.signal];
+  const signal = AbortSignal.any([...signals, watchdog.signal]);
+  try {
+    return await pullWatched({ options, source, endpoint, watchdog, signal });
+  } catch (error) {
+    throwIfAborted(options.signal);
+    if (watchdog.stalled) throw stalledError(source, endpoint, watchdog.timeoutMs, error);
+    throw error;
+  } finally {
+    watchdog.stop();
+  }
+}
+
+async function pullWatched(run: PullRun): Promise<PulledModel> {
+  const { options } = run;
+  const expected = await expectedFacts(run);
+  const stagingDir = join(options.modelsDir, PARTIAL_DIR);
   await restorePartials(stagingDir);
-  const downloader = await createDownloader(options, source, endpoint, stagingDir);
+  const downloader = await createDownloader(run, stagingDir);
   const fileName = downloader.entrypointFilename;
   const finalPath = join(options.modelsDir, fileName);
   const sizeBytes =
@@ -100,7 +154,8 @@ async function runPull(
     return { path: finalPath, fileName, sizeBytes, sha256: expected.sha256, downloaded: false };
   }
   await checkRoom(options, downloader, stagingDir, fileName, sizeBytes);
-  await download(downloader, options.signal);
+  await download(downloader, run.signal);
+  run.watchdog.stop();
   const stagedPath = join(stagingDir, fileName);
   const verified = await verify(stagedPath, { sha256: expected.sha256, sizeBytes }, options.model);
   await rename(stagedPath, finalPath);
@@ -113,46 +168,63 @@ async function runPull(
   };
 }
 
-/** Size and SHA-256 the file must have: the pinned catalog entry wins, else what the hub's headers say. */
-async function expectedFacts(
-  options: PullModelOptions,
+/** The pull ran out of time without data; what is downloaded so far stays for the next pull. */
+function stalledError(
   source: ModelSource,
-): Promise<RemoteFileFacts> {
+  endpoint: string,
+  timeoutMs: number,
+  cause: unknown,
+): ModelPullError {
+  const origin = new URL(source.fileUrl ?? endpoint).origin;
+  return new ModelPullError(
+    'stalled',
+    `no data from ${origin} for ${Math.round(timeoutMs / 1000)} s: the server stopped answering; check the connection (and HF_ENDPOINT), then run the same pull again to resume`,
+    cause,
+  );
+}
+
+/** Size and SHA-256 the file must have: the pinned catalog entry wins, else what the hub's headers say. */
+async function expectedFacts({ options, source, signal }: PullRun): Promise<RemoteFileFacts> {
   if (source.catalog?.pinned === true) {
     return { sha256: source.catalog.sha256, sizeBytes: source.catalog.sizeBytes };
   }
   if (source.fileUrl === undefined) return { sha256: undefined, sizeBytes: undefined };
-  return fetchRemoteFileFacts(
-    source.fileUrl,
-    options.token,
-    options.fetch ?? fetch,
-    options.signal,
-  );
+  return fetchRemoteFileFacts(source.fileUrl, options.token, options.fetch ?? fetch, signal);
 }
 
-async function createDownloader(
-  options: PullModelOptions,
-  source: ModelSource,
-  endpoint: string,
-  stagingDir: string,
-): Promise<ModelDownloader> {
+/**
+ * node-llama-cpp's downloader for the source (it asks the hub for the file's name and size first). Waiting for
+ * it ends with the run's signal: a downloader that arrives later is cancelled.
+ */
+async function createDownloader(run: PullRun, stagingDir: string): Promise<ModelDownloader> {
   const { createModelDownloader } = await import('node-llama-cpp');
-  const { onProgress } = options;
+  const { options, watchdog } = run;
+  let lastBytes = -1;
+  const creating = createModelDownloader({
+    modelUri: run.source.uri,
+    dirPath: stagingDir,
+    skipExisting: true,
+    deleteTempFileOnCancel: false,
+    parallelDownloads: 1,
+    // `null` keeps node-llama-cpp from reading HF_TOKEN or ~/.cache/huggingface/token itself.
+    // (its types say `string | undefined`, but its code documents and checks for `null`).
+    tokens: { huggingFace: options.token ?? (null as unknown as string) },
+    endpoints: { huggingFace: run.endpoint },
+    onProgress: (status) => {
+      if (status.downloadedSize !== lastBytes) watchdog.touch();
+      lastBytes = status.downloadedSize;
+      options.onProgress?.(toProgress(status));
+    },
+  });
+  creating.then(
+    async (late) => {
+      if (run.signal.aborted) await late.cancel({ deleteTempFile: false }).catch(() => undefined);
+    },
+    () => undefined,
+  );
   try {
-    const downloader = await createModelDownloader({
-      modelUri: source.uri,
-      dirPath: stagingDir,
-      skipExisting: true,
-      deleteTempFileOnCancel: false,
-      parallelDownloads: 1,
-      // `null` keeps node-llama-cpp from reading HF_TOKEN or ~/.cache/huggingface/token itself.
-      // (its types say `string | undefined`, but its code documents and checks for `null`).
-      tokens: { huggingFace: options.token ?? (null as unknown as string) },
-      endpoints: { huggingFace: endpoint },
-      ...(onProgress === undefined
-        ? {}
-        : { onProgress: (status) => onProgress(toProgress(status)) }),
-    });
+    const downloader = await untilAborted(creating, run.signal);
+    watchdog.touch();
     if (downloader.totalFiles !== 1) {
       await downloader.cancel({ deleteTempFile: false });
       throw new ModelPullError(
@@ -162,8 +234,7 @@ async function createDownloader(
     }
     return downloader;
   } catch (error) {
-    if (error instanceof ModelPullError) throw error;
-    throwIfAborted(options.signal);
+    if (error instanceof ModelPullError || run.signal.aborted) throw error;
     throw new ModelPullError(
       'download_failed',
       `cannot download ${options.model}: ${describeError(error)}`,
@@ -230,7 +301,7 @@ async function download(
 async function restorePartials(stagingDir: string): Promise<void> {
   const names = new Set(await readdir(stagingDir));
   for (const name of names) {
-    if (name.endsWith(IPULL_SUFFIX) || names.has(name + IPULL_SUFFIX)) continue;
+    if (!/\.gguf$/i.test(name) || names.has(name + IPULL_SUFFIX)) continue;
     await rename(join(stagingDir, name), join(stagingDir, name + IPULL_SUFFIX)).catch(
       () => undefined,
     );

@@ -1,0 +1,26 @@
+import type { JarvisConfig } from './config/index.js';
+import { defaultModelsDir } from './engine-settings.js';
+
+/** Where `jarvis models pull` downloads from and to: the hub (`HF_ENDPOINT`, `HF_TOKEN`) and the models folder. */
+export interface ModelHubSettings {
+  /** The folder pulled GGUF files land in (config `[engine.embedded] models_dir`, default `<home>/models`). */
+  readonly modelsDir: string;
+  /** The Hugging Face endpoint or mirror (`HF_ENDPOINT`); undefined means the hub itself. */
+  readonly endpoint?: string;
+  /** The Hugging Face token for gated models (`HF_TOKEN`). */
+  readonly token?: string;
+}
+
+/** The model hub settings of this config and environment (only the `env` given is read, never the process's). */
+export function modelHubSettings(
+  config: Pick<JarvisConfig, 'engine'> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): ModelHubSettings {
+  const endpoint = env.HF_ENDPOINT?.trim();
+  const token = env.HF_TOKEN?.trim();
+  return {
+    modelsDir: config?.engine.modelsDir ?? defaultModelsDir(),
+    ...(endpoint ? { endpoint } : {}),
+    ...(token ? { token } : {}),
+  };
+}
