@@ -19,6 +19,11 @@ export {
 } from './http/http-timeouts.js';
 export type { EngineRequestLog, EngineRequestLogEntry } from './http/request-log.js';
 export { type CatalogModel, MODEL_CATALOG } from './models/catalog.js';
+export {
+  type ListLocalModelsOptions,
+  type LocalModel,
+  listLocalModels,
+} from './models/local-models.js';
 export { formatBytes } from './models/model-file-checks.js';
 export { ModelPullError, type ModelPullFailure } from './models/model-pull-error.js';
 export {
