@@ -6,8 +6,11 @@ export {
   probeEngines,
 } from './discovery.js';
 export {
+  type ChatTemplateSource,
+  EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE,
   EmbeddedLlamaEngine,
   type EmbeddedLlamaEngineOptions,
+  type EmbeddedRuntimeInfo,
   findDefaultModel,
 } from './embedded/embedded-llama.js';
 export { HttpClient, type HttpClientOptions, type SleepFunction } from './http/http-client.js';

@@ -6,9 +6,13 @@ import type {
   LlamaContext,
   LlamaContextSequence,
   LlamaModel,
-  SpecializedChatWrapperTypeName,
 } from 'node-llama-cpp';
 import { describeError, EngineError, type EngineErrorCode, JarvisError } from '../../core/index.js';
+import {
+  type ChatTemplateSource,
+  checkChatWrapperType,
+  resolveEmbeddedChatWrapper,
+} from './embedded-llama-chat-wrapper.js';
 
 /** The node-llama-cpp module, loaded on first use. */
 export type NodeLlamaCppModule = typeof NodeLlamaCpp;
@@ -20,25 +24,57 @@ export type EmbeddedLlamaLogger = (level: string, message: string) => void;
 export interface RuntimeOptions {
   readonly engineId: string;
   readonly modelPath: string;
+  /** Offer llama.cpp's GPU backends (`auto`: used when one works here) or stay on the CPU. */
   readonly gpu: boolean;
   readonly threads: number;
+  /** Tokens wanted; lowered to the model's trained context. Absent: what fits, at most `EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE`. */
   readonly contextSize: number | undefined;
   readonly chatWrapper: string;
   readonly onLog: EmbeddedLlamaLogger | undefined;
+  /**
+   * An already started llama.cpp to load the model on, instead of starting one with `gpu`, `threads` as its
+   * thread limit and `onLog` as its logger; it stays the caller's and is not disposed with the runtime.
+   */
+  readonly llama?: Llama;
+}
+
+/** What a loaded embedded model runs with, as chosen from the settings, the GGUF file and the machine. */
+export interface EmbeddedRuntimeInfo {
+  /** node-llama-cpp's chat wrapper type name, e.g. `chatML`, `llama3.1`, `jinjaTemplate`, `general`. */
+  readonly chatWrapper: string;
+  /** `gguf`: the model's own chat template; `config`: the configured wrapper; `fallback`: a guess (no usable template). */
+  readonly chatTemplateSource: ChatTemplateSource;
+  /** Why the GGUF's chat template was not used, when it is present but broken. */
+  readonly chatTemplateError?: string;
+  /** Context window in tokens: never more than `trainContextSize`, and what fits in free RAM / VRAM. */
+  readonly contextSize: number;
+  /** Context length the model was trained for (GGUF metadata). */
+  readonly trainContextSize: number;
+  /** CPU threads llama.cpp evaluates with. */
+  readonly threads: number;
+  /** The GPU backend in use (`cuda`, `vulkan`, `metal`), or false on the CPU only. */
+  readonly gpu: string | false;
+  /** Layers offloaded to the GPU (llama.cpp's fit for the free VRAM); 0 on the CPU only. */
+  readonly gpuLayers: number;
+  /** Layers of the model, so `gpuLayers` can be read as a share. */
+  readonly totalLayers: number;
 }
 
 /** Everything one loaded model needs: the module, llama.cpp, the model, one context sequence, the chat format. */
 export interface EmbeddedRuntime {
   readonly module: NodeLlamaCppModule;
   readonly llama: Llama;
+  /** False when `llama` was passed in by the caller, who disposes it. */
+  readonly ownsLlama: boolean;
   readonly model: LlamaModel;
   readonly context: LlamaContext;
   readonly sequence: LlamaContextSequence;
   readonly chatWrapper: ChatWrapper;
+  readonly info: EmbeddedRuntimeInfo;
 }
 
-/** Context size used when none is configured: as large as memory allows, at most this many tokens. */
-const DEFAULT_MAX_CONTEXT_TOKENS = 8192;
+/** Context size used when none is configured: the trained context, as far as memory allows, at most this. */
+export const EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE = 8192;
 
 /** Imports node-llama-cpp; a missing or broken install becomes an `EngineError` saying how to install it. */
 export async function importNodeLlamaCpp(
@@ -60,25 +96,18 @@ export async function importNodeLlamaCpp(
   }
 }
 
-/** Starts llama.cpp, loads the GGUF model and creates its context; on failure nothing stays allocated. */
+/**
+ * Starts llama.cpp (GPU backends when `gpu` is set and one works here), loads the GGUF model (layers offloaded
+ * as far as free VRAM allows), creates its context (at most the trained context size, fitted to free memory)
+ * and picks its chat format (the GGUF's template unless configured); on failure nothing stays allocated.
+ */
 export async function loadRuntime(options: RuntimeOptions): Promise<EmbeddedRuntime> {
   const module = await importNodeLlamaCpp(options.engineId, options.modelPath);
   const chatWrapperType = checkChatWrapperType(module, options.chatWrapper);
+  checkCounts(options);
   await checkModelFile(options);
-  const llama = await step(
-    options,
-    'engine_unavailable',
-    'llama.cpp could not start on this machine',
-    () =>
-      module.getLlama({
-        gpu: options.gpu ? 'auto' : false,
-        build: 'never',
-        progressLogs: false,
-        maxThreads: options.threads,
-        logLevel: module.LlamaLogLevel.warn,
-        logger: (level, message) => options.onLog?.(level, message.trimEnd()),
-      }),
-  );
+  const ownsLlama = options.llama === undefined;
+  const llama = options.llama ?? (await startLlama(module, options));
   try {
     const model = await step(
       options,
@@ -86,41 +115,101 @@ export async function loadRuntime(options: RuntimeOptions): Promise<EmbeddedRunt
       'the GGUF model could not be loaded',
       () => llama.loadModel({ modelPath: options.modelPath }),
     );
-    const context = await step(options, 'engine_model_error', 'no context could be created', () =>
-      model.createContext({
-        contextSize: options.contextSize ?? { max: DEFAULT_MAX_CONTEXT_TOKENS },
-      }),
-    );
-    const chatWrapper = module.resolveChatWrapper(model, {
-      type: chatWrapperType,
-      warningLogs: false,
-    });
-    return { module, llama, model, context, sequence: context.getSequence(), chatWrapper };
+    try {
+      return await prepareModel({ module, llama, ownsLlama, model }, chatWrapperType, options);
+    } catch (error) {
+      await model.dispose();
+      throw error;
+    }
   } catch (error) {
-    await llama.dispose();
+    if (ownsLlama) await llama.dispose();
     throw error;
   }
 }
 
-/** Frees the context, the model and llama.cpp. */
+/** The parts of a runtime that exist once the model has loaded. */
+type LoadedModel = Pick<EmbeddedRuntime, 'module' | 'llama' | 'ownsLlama' | 'model'>;
+
+/** Creates the model's context and picks its chat format, then records what was chosen. */
+async function prepareModel(
+  loaded: LoadedModel,
+  chatWrapperType: ReturnType<typeof checkChatWrapperType>,
+  options: RuntimeOptions,
+): Promise<EmbeddedRuntime> {
+  const { module, llama, model } = loaded;
+  const context = await step(options, 'engine_model_error', 'no context could be created', () =>
+    model.createContext({
+      contextSize: contextSizeOption(options.contextSize, model),
+      threads: options.threads,
+    }),
+  );
+  const chat = resolveEmbeddedChatWrapper(module, model, chatWrapperType, (message) =>
+    options.onLog?.('warn', message),
+  );
+  const info: EmbeddedRuntimeInfo = {
+    chatWrapper: chat.name,
+    chatTemplateSource: chat.source,
+    ...(chat.templateError === undefined ? {} : { chatTemplateError: chat.templateError }),
+    contextSize: context.contextSize,
+    trainContextSize: model.trainContextSize,
+    threads: context.idealThreads,
+    gpu: llama.gpu,
+    gpuLayers: model.gpuLayers,
+    totalLayers: model.fileInsights.totalLayers,
+  };
+  return { ...loaded, context, sequence: context.getSequence(), chatWrapper: chat.wrapper, info };
+}
+
+/**
+ * The context size to ask node-llama-cpp for. Unset: `{ max }`, which it resolves to the largest size up to
+ * min(trained context, `EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE`) that fits in free RAM / VRAM. Configured: that size, lowered
+ * to the trained context (more would run past what the model learned; llama.cpp only warns).
+ */
+export function contextSizeOption(
+  configured: number | undefined,
+  model: { readonly trainContextSize: number },
+): number | { readonly max: number } {
+  const trained = model.trainContextSize > 0 ? model.trainContextSize : undefined;
+  if (configured === undefined)
+    return {
+      max: Math.min(
+        EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE,
+        trained ?? EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE,
+      ),
+    };
+  return Math.min(configured, trained ?? configured);
+}
+
+function startLlama(module: NodeLlamaCppModule, options: RuntimeOptions): Promise<Llama> {
+  return step(options, 'engine_unavailable', 'llama.cpp could not start on this machine', () =>
+    module.getLlama({
+      gpu: options.gpu ? 'auto' : false,
+      build: 'never',
+      progressLogs: false,
+      maxThreads: options.threads,
+      logLevel: module.LlamaLogLevel.warn,
+      logger: (level, message) => options.onLog?.(level, message.trimEnd()),
+    }),
+  );
+}
+
+function checkCounts(options: RuntimeOptions): void {
+  const counts = { threads: options.threads, contextSize: options.contextSize };
+  for (const [name, value] of Object.entries(counts)) {
+    if (value === undefined || (Number.isSafeInteger(value) && value > 0)) continue;
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: `${name} must be a whole number above 0, got ${String(value)}`,
+    });
+  }
+}
+
+/** Frees the context, the model and llama.cpp (unless the caller passed it in). */
 export async function disposeRuntime(runtime: EmbeddedRuntime): Promise<void> {
   await runtime.sequence.dispose();
   await runtime.context.dispose();
   await runtime.model.dispose();
-  await runtime.llama.dispose();
-}
-
-function checkChatWrapperType(
-  module: NodeLlamaCppModule,
-  name: string,
-): 'auto' | SpecializedChatWrapperTypeName {
-  const known: readonly string[] = module.specializedChatWrapperTypeNames;
-  if (name === 'auto' || known.includes(name))
-    return name as 'auto' | SpecializedChatWrapperTypeName;
-  throw new JarvisError({
-    code: 'invalid_argument',
-    message: `unknown chatWrapper '${name}'; use 'auto' or one of: ${known.join(', ')}`,
-  });
+  if (runtime.ownsLlama) await runtime.llama.dispose();
 }
 
 async function checkModelFile(options: RuntimeOptions): Promise<void> {

@@ -1,5 +1,5 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it, type TestContext, vi } from 'vitest';
@@ -10,8 +10,16 @@ import {
   type OpenAIFunctionTool,
   type StreamChunk,
 } from '../../core/index.js';
-import { writeTinyGguf } from '../../testing/tiny-gguf.js';
-import { EmbeddedLlamaEngine, findDefaultModel } from './embedded-llama.js';
+import { type TinyGgufOptions, writeTinyGguf } from '../../testing/tiny-gguf.js';
+import {
+  EmbeddedLlamaEngine,
+  type EmbeddedLlamaEngineOptions,
+  findDefaultModel,
+} from './embedded-llama.js';
+
+/** A Llama 3 style chat template (header tokens, `<|eot_id|>`), as Llama 3.x GGUF files carry it. */
+const LLAMA3_TEMPLATE =
+  "{% for message in messages %}{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}";
 
 const WEATHER: OpenAIFunctionTool = {
   type: 'function',
@@ -250,6 +258,18 @@ describe('EmbeddedLlamaEngine on a tiny random GGUF model', () => {
     expect(results[2]?.finishReason).toBe('tool_calls');
   });
 
+  it('reports what it runs with: the GGUF chat template, the configured context size and threads', async (context) => {
+    requireLlama(context);
+    expect(engine.runtimeInfo()).toMatchObject({
+      chatWrapper: 'chatML',
+      chatTemplateSource: 'gguf',
+      contextSize: 4096,
+      trainContextSize: 4096,
+      threads: 1,
+    });
+    expect(await engine.load()).toBe(engine.runtimeInfo());
+  });
+
   it('lists its model and reports healthy', async (context) => {
     requireLlama(context);
     expect(await engine.listModels()).toEqual(['tiny']);
@@ -288,6 +308,92 @@ describe('EmbeddedLlamaEngine on a tiny random GGUF model', () => {
     });
     expect(await second.health()).toBe(false);
   });
+});
+
+describe('EmbeddedLlamaEngine with default settings and other chat formats', () => {
+  let dir = '';
+  const engines: EmbeddedLlamaEngine[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'embedded-defaults-'));
+  });
+
+  afterAll(async () => {
+    for (const engine of engines) await engine.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function engineFor(
+    name: string,
+    model: TinyGgufOptions,
+    options: Partial<EmbeddedLlamaEngineOptions> = {},
+  ): Promise<EmbeddedLlamaEngine> {
+    const modelPath = join(dir, `${name}.gguf`);
+    await writeTinyGguf(modelPath, model);
+    const engine = new EmbeddedLlamaEngine({ modelPath, ...options });
+    engines.push(engine);
+    return engine;
+  }
+
+  /** Loads the engine, or skips the test when llama.cpp cannot start here. */
+  async function loadOrSkip(engine: EmbeddedLlamaEngine, context: TestContext): Promise<void> {
+    try {
+      await engine.load();
+    } catch (error) {
+      if (!(error instanceof EngineError) || error.code === 'engine_model_error') throw error;
+      context.skip(`skipped: llama.cpp cannot run here (${error.message})`);
+    }
+  }
+
+  it('loads on demand with all cores, GPU offload offered and the trained context at most, then forgets it on close', async (context) => {
+    const engine = await engineFor('defaults', { contextLength: 2048 });
+    expect(engine.runtimeInfo()).toBeUndefined();
+    await loadOrSkip(engine, context);
+    const info = engine.runtimeInfo();
+    expect(info).toMatchObject({
+      chatWrapper: 'chatML',
+      chatTemplateSource: 'gguf',
+      trainContextSize: 2048,
+      threads: availableParallelism(),
+    });
+    expect(info?.contextSize).toBeGreaterThan(0);
+    expect(info?.contextSize).toBeLessThanOrEqual(2048);
+    if (info?.gpu === false) expect(info.gpuLayers).toBe(0);
+    await engine.close();
+    expect(engine.runtimeInfo()).toBeUndefined();
+    await expect(engine.load()).rejects.toMatchObject({ code: 'engine_unavailable' });
+  });
+
+  // Llama 3 allows parallel calls, ended by `<|eot_id|>`, a token the tiny vocabulary lacks: the random model
+  // writes whole calls until maxTokens.
+  const formats: readonly (readonly [string, TinyGgufOptions, string, string])[] = [
+    [
+      'no chat template (the general fallback format)',
+      { chatTemplate: null },
+      'general',
+      'tool_calls',
+    ],
+    ['a Llama 3 chat template', { chatTemplate: LLAMA3_TEMPLATE }, 'llama3', 'length'],
+  ];
+
+  it.for(formats)(
+    'keeps forced tool calls grammar-constrained with %s',
+    async ([, model, wrapper, finishReason], context) => {
+      const engine = await engineFor(wrapper, model, { threads: 1 });
+      await loadOrSkip(engine, context);
+      expect(engine.runtimeInfo()?.chatWrapper).toBe(wrapper);
+      const result = await engine.generate(QUESTION, {
+        ...SHORT,
+        maxTokens: 64,
+        tools: TOOLS,
+        toolChoice: 'required',
+      });
+      expect(result.finishReason).toBe(finishReason);
+      expect(result.content).toBe('');
+      expect(result.toolCalls.length).toBeGreaterThan(0);
+      for (const call of result.toolCalls) expectValidCall(call);
+    },
+  );
 });
 
 describe('EmbeddedLlamaEngine without a usable model or package', () => {

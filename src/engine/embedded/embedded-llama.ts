@@ -31,6 +31,7 @@ import {
   disposeRuntime,
   type EmbeddedLlamaLogger,
   type EmbeddedRuntime,
+  type EmbeddedRuntimeInfo,
   importNodeLlamaCpp,
   loadRuntime,
 } from './embedded-llama-runtime.js';
@@ -41,7 +42,12 @@ import {
   toToolCalls,
 } from './embedded-llama-tools.js';
 
+export type { ChatTemplateSource } from './embedded-llama-chat-wrapper.js';
 export { findDefaultModel } from './embedded-llama-models.js';
+export {
+  EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE,
+  type EmbeddedRuntimeInfo,
+} from './embedded-llama-runtime.js';
 
 /** Options of an `EmbeddedLlamaEngine`. */
 export interface EmbeddedLlamaEngineOptions {
@@ -51,13 +57,19 @@ export interface EmbeddedLlamaEngineOptions {
   readonly engineId?: string;
   /** Model name reported in results and by `listModels` (default: the file name without `.gguf`). */
   readonly modelName?: string;
-  /** Context window in tokens (default: as large as memory allows, at most 8192). */
+  /**
+   * Context window in tokens, lowered to the context the model was trained for (default: the trained context
+   * as far as free RAM / VRAM allows, at most `EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE`, 8192).
+   */
   readonly contextSize?: number;
-  /** Use a GPU when llama.cpp finds one (default false: CPU only). */
+  /** Offload layers to a GPU when llama.cpp finds a working one, as many as fit (default true; false: CPU only). */
   readonly gpu?: boolean;
-  /** CPU threads for llama.cpp (default: the number of cores Node reports). */
+  /** CPU threads for llama.cpp (default: all cores, `os.availableParallelism()`). */
   readonly threads?: number;
-  /** node-llama-cpp chat wrapper name such as `chatML` or `llama3.1` (default `auto`: from the model file). */
+  /**
+   * node-llama-cpp chat wrapper name such as `chatML` or `llama3.1` (default `auto`: the GGUF's own chat
+   * template, else a guess from the model's name and architecture).
+   */
   readonly chatWrapper?: string;
   /** Sampling seed, so answers with a temperature above 0 repeat (default: random). */
   readonly seed?: number;
@@ -89,6 +101,7 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
   readonly #lock = new SerialLock();
   readonly #closing = new AbortController();
   #runtime: Promise<EmbeddedRuntime> | undefined;
+  #info: EmbeddedRuntimeInfo | undefined;
   #closed: Promise<void> | undefined;
 
   constructor(options: EmbeddedLlamaEngineOptions) {
@@ -130,6 +143,27 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
     }
   }
 
+  /**
+   * What the loaded model runs with (chat format and its source, context size, threads, GPU and offloaded
+   * layers), as chosen from the settings, the GGUF file and the machine; undefined until the model has loaded.
+   */
+  runtimeInfo(): EmbeddedRuntimeInfo | undefined {
+    return this.#info;
+  }
+
+  /** Loads the model now instead of on the first call, and says what it runs with (see `runtimeInfo`). */
+  async load(signal?: AbortSignal): Promise<EmbeddedRuntimeInfo> {
+    const combined = anySignal(signal, this.#closing.signal);
+    try {
+      return await this.#lock.run(async () => {
+        combined.throwIfAborted();
+        return (await this.#load()).info;
+      }, combined);
+    } catch (error) {
+      throw this.#toEngineError(error, combined);
+    }
+  }
+
   /** The one model this engine serves, or none when its file is missing. */
   async listModels(): Promise<readonly string[]> {
     return (await this.#modelFileExists()) ? [this.#modelName] : [];
@@ -158,6 +192,7 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
     await this.#lock.run(async () => {
       const runtime = await this.#runtime?.catch(() => undefined);
       this.#runtime = undefined;
+      this.#info = undefined;
       if (runtime !== undefined) await disposeRuntime(runtime);
     });
   }
@@ -196,16 +231,21 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
       this.#runtime = loadRuntime({
         engineId: this.engineId,
         modelPath: this.modelPath,
-        gpu: options.gpu ?? false,
+        gpu: options.gpu ?? true,
         threads: options.threads ?? availableParallelism(),
         contextSize: options.contextSize,
         chatWrapper: options.chatWrapper ?? 'auto',
         onLog: options.onLog,
       });
       // A failed load is retried by the next call (the file may have been fixed meanwhile).
-      this.#runtime.catch(() => {
-        this.#runtime = undefined;
-      });
+      this.#runtime.then(
+        (runtime) => {
+          this.#info = runtime.info;
+        },
+        () => {
+          this.#runtime = undefined;
+        },
+      );
     }
     return this.#runtime;
   }
