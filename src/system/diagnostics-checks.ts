@@ -6,7 +6,13 @@ import { describeError } from '../core/index.js';
 import { SQLiteMemory } from '../memory/index.js';
 import { INSTALL_HINT, type SandboxSelection } from '../tools/index.js';
 import type { JarvisConfig } from './config/index.js';
-import { type EngineStatus, type SurveyEnginesOptions, surveyEngines } from './engine-survey.js';
+import {
+  type EngineStatus,
+  OLLAMA_PULL_COMMAND,
+  PULL_COMMAND,
+  type SurveyEnginesOptions,
+  surveyEngines,
+} from './engine-survey.js';
 import { buildSystem } from './system.js';
 
 /** `ok` passed, `warn` works with a caveat, `fail` does not work. */
@@ -46,30 +52,80 @@ export function checkNode(version: string): DiagnosticCheck {
   };
 }
 
-/** Checks that at least one engine answers, listing each one. */
+/** What to start when no engine answers: the in-process route first, then the servers. */
+const START_A_SERVER =
+  'start a server: `ollama serve` then `' +
+  OLLAMA_PULL_COMMAND +
+  '`, `vllm serve <model>` or `llama-server -m model.gguf --port 8080`; ' +
+  'or point to a server with --base-url <url> / OPENAI_BASE_URL';
+
+/**
+ * Checks that at least one engine answers with a model, listing each one: `ok` when one has models, `warn` when
+ * every engine that answers has none (with the pull command), `fail` when none answers.
+ */
 export async function checkEngines(options: SurveyEnginesOptions): Promise<DiagnosticCheck> {
   const engines = await surveyEngines(options);
   const reachable = engines.filter((engine) => engine.reachable);
+  const empty = reachable.filter(hasNoModels);
+  const usable = reachable.filter((engine) => !hasNoModels(engine));
   const addressWidth = Math.max(...engines.map((engine) => engine.address.length));
   const details = engines.map((engine) => engineLine(engine, addressWidth));
   const base = { name: 'engines', title: 'Engines', required: true, details };
-  if (reachable.length > 0) {
-    const names = reachable.map((engine) => engine.key).join(', ');
-    return { ...base, status: 'ok', summary: `reachable: ${names}` };
+  const emptyNames = empty.map((engine) => engine.key).join(', ');
+  if (usable.length > 0) {
+    const names = usable.map((engine) => engine.key).join(', ');
+    const without = empty.length === 0 ? '' : `; without models: ${emptyNames}`;
+    return { ...base, status: 'ok', summary: `reachable: ${names}${without}` };
   }
-  return {
-    ...base,
-    status: 'fail',
-    summary: 'none reachable',
-    fix:
-      'start one, e.g. `ollama serve` then `ollama pull qwen3:8b`, `vllm serve <model>` or ' +
-      '`llama-server -m model.gguf --port 8080`; or point to a server with --base-url <url> / OPENAI_BASE_URL',
-  };
+  if (empty.length > 0) {
+    return {
+      ...base,
+      status: 'warn',
+      summary: `reachable, but without models: ${emptyNames}`,
+      fix: pullFix(empty),
+    };
+  }
+  const embedded = engines.find((engine) => engine.key === 'embedded');
+  return { ...base, status: 'fail', summary: 'none reachable', fix: noEngineFix(embedded) };
+}
+
+/** An engine that answers but offers no model (one whose list could not be read is given the benefit of doubt). */
+function hasNoModels(engine: EngineStatus): boolean {
+  return engine.reachable && engine.models.length === 0 && engine.problem === undefined;
+}
+
+/** How to get a model onto engines that have none: Ollama's pull, else the in-process download. */
+function pullFix(empty: readonly EngineStatus[]): string {
+  const inProcess = `\`${PULL_COMMAND}\` (runs in-process, nothing else to install)`;
+  if (empty.some((engine) => engine.key === 'ollama'))
+    return `pull a model: \`${OLLAMA_PULL_COMMAND}\`, or ${inProcess}`;
+  const names = empty.map((engine) => engine.key).join(', ');
+  return `load a model into ${names}, or ${inProcess}`;
+}
+
+/** What to do when no engine answers: the no-install route first (fix the embedded engine as its line says). */
+function noEngineFix(embedded: EngineStatus | undefined): string {
+  const modelMissing = embedded?.problem?.includes(PULL_COMMAND) ?? true;
+  if (embedded === undefined || embedded.runtimeWorks !== false)
+    return `\`${PULL_COMMAND}\` (runs in-process, nothing else to install), or ${START_A_SERVER}`;
+  if (modelMissing)
+    return (
+      `\`${PULL_COMMAND}\` (runs in-process once the embedded runtime loads: see its line above), ` +
+      `or ${START_A_SERVER}`
+    );
+  return `make the embedded runtime load (see its line above), or ${START_A_SERVER}`;
 }
 
 function engineLine(engine: EngineStatus, addressWidth: number): string {
   const models = engine.models.length === 1 ? '1 model' : `${engine.models.length} models`;
-  const state = engine.reachable ? `reachable, ${models}` : (engine.problem ?? 'unreachable');
+  let state = engine.reachable ? `reachable, ${models}` : (engine.problem ?? 'unreachable');
+  if (hasNoModels(engine))
+    state =
+      engine.key === 'ollama'
+        ? `reachable, but no models: \`${OLLAMA_PULL_COMMAND}\``
+        : 'reachable, but no models loaded';
+  else if (engine.reachable && engine.problem !== undefined) state += ` (${engine.problem})`;
+  if (engine.gpu !== undefined) state += `; llama.cpp runs on ${engine.gpu}`;
   return `${engine.key.padEnd(9)} ${engine.address.padEnd(addressWidth)}  ${state}`;
 }
 

@@ -2,11 +2,26 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../testing/index.js';
+import {
+  type ScriptedOpenAIServer,
+  startScriptedOpenAIServer,
+  writeTinyGguf,
+} from '../testing/index.js';
 import { INSTALL_HINT, type SandboxBackend, type SandboxSelection } from '../tools/index.js';
 import { configFromToml } from './config/index.js';
 import { runDiagnostics } from './diagnostics.js';
-import { checkHome, checkNode, checkSandbox, checkSqlite } from './diagnostics-checks.js';
+import {
+  checkEngines,
+  checkHome,
+  checkNode,
+  checkSandbox,
+  checkSqlite,
+} from './diagnostics-checks.js';
+import {
+  type EmbeddedRuntimeProbe,
+  missingEmbeddedRuntimeProblem,
+  noModelProblem,
+} from './engine-survey.js';
 
 let home: string;
 const servers: ScriptedOpenAIServer[] = [];
@@ -29,6 +44,130 @@ const bubblewrap: SandboxSelection = {
 function defaults() {
   return configFromToml('', join(home, 'config.toml'), { home, cwd: home, homeDir: home }).config;
 }
+
+/** The embedded runtime as a probe answers it (the real one is covered in engine-survey.test.ts). */
+const cpuRuntime = async (options: { readonly start: boolean }): Promise<EmbeddedRuntimeProbe> =>
+  options.start ? { ok: true, gpu: false } : { ok: true };
+const noRuntime = async (): Promise<EmbeddedRuntimeProbe> => ({
+  ok: false,
+  reason: missingEmbeddedRuntimeProblem(),
+});
+
+async function serve(options: {
+  mode?: 'ollama';
+  models: string[];
+}): Promise<ScriptedOpenAIServer> {
+  const server = await startScriptedOpenAIServer({ script: [], ...options });
+  servers.push(server);
+  return server;
+}
+
+/** The address of a server that was started and closed again: connections are refused. */
+async function closedAddress(): Promise<string> {
+  const server = await startScriptedOpenAIServer({ script: [] });
+  await server.close();
+  return server.url;
+}
+
+async function writeModel(): Promise<void> {
+  await mkdir(join(home, 'models'), { recursive: true });
+  await writeTinyGguf(join(home, 'models', 'tiny.gguf'));
+}
+
+describe('checkEngines', () => {
+  const PULL = '`jarvis models pull qwen3-1.7b` (runs in-process, nothing else to install)';
+
+  function configFor(ollama: string) {
+    return configFromToml(`[engine.ollama]\nhost = "${ollama}"\n`, join(home, 'config.toml'), {
+      home,
+      cwd: home,
+      homeDir: home,
+    }).config;
+  }
+
+  it('warns when the only engine that answers has no models, naming ollama pull and jarvis models pull', async () => {
+    const ollama = await serve({ mode: 'ollama', models: [] });
+    const check = await checkEngines({
+      config: configFor(ollama.url),
+      keys: ['ollama', 'embedded'],
+      timeoutMs: 5_000,
+      probeEmbeddedRuntime: cpuRuntime,
+    });
+    expect(check).toMatchObject({
+      status: 'warn',
+      summary: 'reachable, but without models: ollama',
+      fix: `pull a model: \`ollama pull qwen3:1.7b\`, or ${PULL}`,
+    });
+    expect(check.details[0]).toMatch(
+      /^ollama +\S+ +reachable, but no models: `ollama pull qwen3:1\.7b`$/,
+    );
+    expect(check.details[1]?.endsWith(`  ${noModelProblem(join(home, 'models'))}`)).toBe(true);
+  });
+
+  it('passes when one engine has models, still naming the ones without', async () => {
+    const ollama = await serve({ mode: 'ollama', models: [] });
+    const openai = await serve({ models: [] });
+    await writeModel();
+    const check = await checkEngines({
+      config: configFor(ollama.url),
+      baseUrl: openai.baseUrl,
+      keys: ['ollama', 'openai', 'embedded'],
+      timeoutMs: 5_000,
+      probeEmbeddedRuntime: cpuRuntime,
+    });
+    expect(check).toMatchObject({
+      status: 'ok',
+      summary: 'reachable: embedded; without models: ollama, openai',
+    });
+    expect(check.fix).toBeUndefined();
+    expect(check.details[1]).toMatch(/^openai .* reachable, but no models loaded$/);
+    expect(check.details[2]).toMatch(/tiny\.gguf +reachable, 1 model; llama\.cpp runs on cpu$/);
+  });
+
+  it('warns with jarvis models pull when a server other than ollama has no models', async () => {
+    const openai = await serve({ models: [] });
+    const check = await checkEngines({
+      config: configFor(await closedAddress()),
+      baseUrl: openai.baseUrl,
+      keys: ['openai'],
+      timeoutMs: 5_000,
+    });
+    expect(check).toMatchObject({ status: 'warn', fix: `load a model into openai, or ${PULL}` });
+  });
+
+  it('fails when nothing answers, with the no-install route first', async () => {
+    const check = await checkEngines({
+      config: configFor(await closedAddress()),
+      keys: ['ollama', 'embedded'],
+      timeoutMs: 5_000,
+      probeEmbeddedRuntime: cpuRuntime,
+    });
+    expect(check).toMatchObject({ status: 'fail', summary: 'none reachable' });
+    expect(check.fix).toMatch(
+      /^`jarvis models pull qwen3-1\.7b` \(runs in-process, nothing else to install\), or start a server: `ollama serve` then `ollama pull qwen3:1\.7b`, /,
+    );
+    expect(check.fix).toContain('--base-url <url> / OPENAI_BASE_URL');
+  });
+
+  it('fails when the embedded runtime is missing, pointing at its line for the install command', async () => {
+    const config = configFor(await closedAddress());
+    const options = { config, keys: ['ollama', 'embedded'], timeoutMs: 5_000 } as const;
+    const noModel = await checkEngines({ ...options, probeEmbeddedRuntime: noRuntime });
+    expect(noModel.status).toBe('fail');
+    expect(noModel.details[1]).toContain(missingEmbeddedRuntimeProblem());
+    expect(noModel.fix).toMatch(
+      /^`jarvis models pull qwen3-1\.7b` \(runs in-process once the embedded runtime loads: see its line above\), or start a server/,
+    );
+    await writeModel();
+    const withModel = await checkEngines({ ...options, probeEmbeddedRuntime: noRuntime });
+    expect(withModel.details[1]).toMatch(
+      /tiny\.gguf +the embedded runtime \(node-llama-cpp\) is not installed/,
+    );
+    expect(withModel.fix).toMatch(
+      /^make the embedded runtime load \(see its line above\), or start a server/,
+    );
+  });
+});
 
 describe('checkNode', () => {
   it('accepts 20 and newer, and says how to upgrade an older one', () => {
@@ -114,6 +253,7 @@ describe('runDiagnostics', () => {
       baseUrl: server.baseUrl,
       engineTimeoutMs: 5_000,
       selectSandbox: async () => bubblewrap,
+      probeEmbeddedRuntime: noRuntime,
     });
     expect(report.checks.map((check) => check.name)).toEqual([
       'node',
@@ -127,6 +267,10 @@ describe('runDiagnostics', () => {
     const engines = report.checks.find((check) => check.name === 'engines');
     expect(engines).toMatchObject({ status: 'ok', summary: 'reachable: openai' });
     expect(engines?.details).toHaveLength(7);
+    // The injected runtime probe reaches the embedded engine's line.
+    expect(engines?.details[6]).toMatch(
+      /^embedded .*the embedded runtime \(node-llama-cpp\) is not installed/,
+    );
     expect(report.ok).toBe(true);
   });
 
@@ -140,6 +284,7 @@ describe('runDiagnostics', () => {
       configPath: file,
       engineTimeoutMs: 1,
       selectSandbox: async () => bubblewrap,
+      probeEmbeddedRuntime: noRuntime,
     });
     const config = report.checks.find((check) => check.name === 'config');
     expect(config?.status).toBe('fail');
@@ -159,6 +304,7 @@ describe('runDiagnostics', () => {
       configPath: file,
       engineTimeoutMs: 1,
       selectSandbox: async () => bubblewrap,
+      probeEmbeddedRuntime: noRuntime,
     });
     const config = report.checks.find((check) => check.name === 'config');
     expect(config?.status).toBe('warn');

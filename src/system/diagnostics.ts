@@ -16,6 +16,7 @@ import {
   checkSqlite,
   type DiagnosticCheck,
 } from './diagnostics-checks.js';
+import type { ProbeEmbeddedRuntime } from './engine-survey.js';
 
 export type { DiagnosticCheck, DiagnosticStatus } from './diagnostics-checks.js';
 
@@ -29,6 +30,8 @@ export interface DiagnosticsOptions extends LoadConfigOptions {
   readonly signal?: AbortSignal | undefined;
   /** The Node.js version checked (default `process.versions.node`). */
   readonly nodeVersion?: string;
+  /** Checks that the embedded engine's runtime loads (default: node-llama-cpp and llama.cpp, once per process). */
+  readonly probeEmbeddedRuntime?: ProbeEmbeddedRuntime | undefined;
   /** How the sandbox is chosen (default: as the system's code interpreter chooses it). */
   readonly selectSandbox?: (config: JarvisConfig) => Promise<SandboxSelection>;
 }
@@ -56,6 +59,7 @@ export async function runDiagnostics(options: DiagnosticsOptions = {}): Promise<
         engineKey: options.engineKey,
         ...(options.engineTimeoutMs === undefined ? {} : { timeoutMs: options.engineTimeoutMs }),
         signal: options.signal,
+        probeEmbeddedRuntime: options.probeEmbeddedRuntime,
       }),
       checkSqlite(),
       checkSandbox(config, options),

@@ -7,9 +7,21 @@ import {
   type ScriptedOpenAIServer,
   type ScriptedServerOptions,
   startScriptedOpenAIServer,
+  writeTinyGguf,
 } from '../testing/index.js';
 import { configFromToml, type JarvisConfig } from './config/index.js';
-import { listEngineModels, surveyEngines, surveySettings } from './engine-survey.js';
+import {
+  type EmbeddedRuntimeProbe,
+  type EmbeddedRuntimeProbeOptions,
+  listEngineModels,
+  missingEmbeddedRuntimeProblem,
+  noModelProblem,
+  type ProbeEmbeddedRuntime,
+  probeEmbeddedRuntime,
+  type SurveyEnginesOptions,
+  surveyEngines,
+  surveySettings,
+} from './engine-survey.js';
 
 let home: string;
 const servers: ScriptedOpenAIServer[] = [];
@@ -41,6 +53,29 @@ async function closedAddress(): Promise<string> {
 
 function config(toml = ''): JarvisConfig {
   return configFromToml(toml, join(home, 'config.toml'), { home, cwd: home, homeDir: home }).config;
+}
+
+function embeddedOnly(
+  configured: JarvisConfig,
+): SurveyEnginesOptions & { keys: readonly string[] } {
+  return { config: configured, keys: ['embedded'] };
+}
+
+/** A runtime probe that answers `result` (without its GPU when not asked to start) and records what it was asked. */
+function runtime(
+  result: EmbeddedRuntimeProbe,
+): ProbeEmbeddedRuntime & { calls: EmbeddedRuntimeProbeOptions[] } {
+  const calls: EmbeddedRuntimeProbeOptions[] = [];
+  const probe = async (options: EmbeddedRuntimeProbeOptions): Promise<EmbeddedRuntimeProbe> => {
+    calls.push(options);
+    return result.ok && !options.start ? { ok: true } : result;
+  };
+  return Object.assign(probe, { calls });
+}
+
+async function writeTinyModel(): Promise<void> {
+  await mkdir(join(home, 'models'), { recursive: true });
+  await writeTinyGguf(join(home, 'models', 'tiny.gguf'));
 }
 
 describe('surveySettings', () => {
@@ -118,21 +153,122 @@ describe('surveyEngines', () => {
     expect(engine).toMatchObject({ reachable: false, problem: 'no answer' });
   });
 
-  it('finds the embedded engine by its GGUF file', async () => {
-    const [missing] = await surveyEngines({ config: config(), keys: ['embedded'] });
-    expect(missing).toMatchObject({ reachable: false, problem: 'no .gguf file found' });
+  it('finds the embedded engine by its GGUF file, and says how to get one when there is none', async () => {
+    const probe = runtime({ ok: true, gpu: false });
+    const [missing] = await surveyEngines({
+      ...embeddedOnly(config()),
+      probeEmbeddedRuntime: probe,
+    });
+    expect(missing).toMatchObject({
+      reachable: false,
+      address: join(home, 'models', '*.gguf'),
+      models: [],
+      runtimeWorks: true,
+      problem: `no .gguf model in ${join(home, 'models')}: \`jarvis models pull qwen3-1.7b\``,
+    });
+    expect(missing?.problem).toBe(noModelProblem(join(home, 'models')));
+    // Without a model llama.cpp is not started, so no GPU is reported.
+    expect(missing?.gpu).toBeUndefined();
     await mkdir(join(home, 'models'));
     await writeFile(join(home, 'models', 'tiny.gguf'), 'GGUF');
-    const [found] = await surveyEngines({ config: config(), keys: ['embedded'] });
-    expect(found).toMatchObject({
-      reachable: true,
+    const [found] = await surveyEngines({ ...embeddedOnly(config()), probeEmbeddedRuntime: probe });
+    expect(found).toEqual({
+      key: 'embedded',
       address: join(home, 'models', 'tiny.gguf'),
+      configured: true,
+      reachable: true,
       models: ['tiny.gguf'],
+      gpu: 'cpu',
+      runtimeWorks: true,
     });
     const named = config(`[engine.embedded]\nmodel_path = "${join(home, 'nope.gguf')}"\n`);
-    const [absent] = await surveyEngines({ config: named, keys: ['embedded'] });
-    expect(absent).toMatchObject({ reachable: false, problem: 'the model file does not exist' });
+    const [absent] = await surveyEngines({ ...embeddedOnly(named), probeEmbeddedRuntime: probe });
+    expect(absent).toMatchObject({ reachable: false, address: join(home, 'nope.gguf') });
+    expect(absent?.problem).toMatch(
+      /^the model file does not exist: set model_path .*jarvis models pull/,
+    );
+    // llama.cpp is started only for a model, with the GPU setting the system builds the engine with: CPU only.
+    expect(probe.calls).toEqual([
+      { gpu: false, start: false },
+      { gpu: false, start: true },
+      { gpu: false, start: false },
+    ]);
   });
+
+  it('is not reachable with a model file when node-llama-cpp is not installed, and says how to install it', async () => {
+    await writeTinyModel();
+    const [engine] = await surveyEngines({
+      ...embeddedOnly(config()),
+      probeEmbeddedRuntime: runtime({ ok: false, reason: missingEmbeddedRuntimeProblem() }),
+    });
+    expect(engine).toMatchObject({
+      reachable: false,
+      models: [],
+      address: join(home, 'models', 'tiny.gguf'),
+      runtimeWorks: false,
+    });
+    expect(engine?.gpu).toBeUndefined();
+    expect(engine?.problem).toBe(
+      'the embedded runtime (node-llama-cpp) is not installed: `npm install node-llama-cpp@3.21.1`',
+    );
+    // A probe that throws the import's own error is read the same way.
+    const notFound = Object.assign(
+      new Error("Cannot find package 'node-llama-cpp' imported from /app/dist/x.js"),
+      { code: 'ERR_MODULE_NOT_FOUND' },
+    );
+    const [thrown] = await surveyEngines({
+      ...embeddedOnly(config()),
+      probeEmbeddedRuntime: () => Promise.reject(notFound),
+    });
+    expect(thrown?.problem).toBe(missingEmbeddedRuntimeProblem());
+    const [broken] = await surveyEngines({
+      ...embeddedOnly(config()),
+      probeEmbeddedRuntime: () => Promise.reject(new Error('bad ELF header')),
+    });
+    expect(broken?.problem).toMatch(
+      /could not be loaded \(bad ELF header\): reinstall it: `npm install/,
+    );
+  });
+
+  it('names both problems when neither the runtime nor a model is there', async () => {
+    const reason = missingEmbeddedRuntimeProblem();
+    const [engine] = await surveyEngines({
+      ...embeddedOnly(config()),
+      probeEmbeddedRuntime: runtime({ ok: false, reason }),
+    });
+    expect(engine?.problem).toBe(`${reason}; ${noModelProblem(join(home, 'models'))}`);
+  });
+
+  it('reports the GPU llama.cpp found, and gives up on a runtime that does not start in time', async () => {
+    await writeTinyModel();
+    const [cuda] = await surveyEngines({
+      ...embeddedOnly(config()),
+      probeEmbeddedRuntime: runtime({ ok: true, gpu: 'cuda' }),
+    });
+    expect(cuda).toMatchObject({ reachable: true, gpu: 'cuda' });
+    const [hung] = await surveyEngines({
+      ...embeddedOnly(config()),
+      probeEmbeddedRuntime: () => new Promise(() => undefined),
+      runtimeTimeoutMs: 20,
+    });
+    expect(hung).toMatchObject({
+      reachable: false,
+      problem: 'llama.cpp did not start within 20 ms',
+    });
+  });
+
+  it('loads the real runtime once per process (node-llama-cpp is installed here) and uses the tiny GGUF', async () => {
+    const [none] = await surveyEngines(embeddedOnly(config()));
+    expect(none).toMatchObject({ reachable: false, problem: noModelProblem(join(home, 'models')) });
+    expect(none?.gpu).toBeUndefined();
+    await writeTinyModel();
+    const [engine] = await surveyEngines(embeddedOnly(config()));
+    expect(engine).toMatchObject({ reachable: true, models: ['tiny.gguf'], gpu: 'cpu' });
+    const first = probeEmbeddedRuntime({ gpu: false, start: true });
+    expect(probeEmbeddedRuntime({ gpu: false, start: true })).toBe(first);
+    expect(await first).toEqual({ ok: true, gpu: false });
+    expect(await probeEmbeddedRuntime({ gpu: false, start: false })).toEqual({ ok: true });
+  }, 30_000);
 
   it('returns at once when the caller cancels', async () => {
     const slow = await serve({

@@ -1,11 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename } from 'node:path';
+import type * as NodeLlamaCpp from 'node-llama-cpp';
 import { describeError, type InferenceEngine } from '../core/index.js';
 import { findDefaultModel } from '../engine/index.js';
 import { ENGINE_KEYS } from './builtin-engines.js';
 import { engineFor, selectEngine } from './engine-selection.js';
-import { type EngineSettings, engineAddress } from './engine-settings.js';
+import { defaultModelsDir, type EngineSettings, engineAddress } from './engine-settings.js';
 import { type EngineChoice, engineSelectionOf, engineSettingsOf } from './system-engine.js';
 
 /** What `surveyEngines` found out about one engine. */
@@ -21,6 +23,10 @@ export interface EngineStatus {
   readonly models: readonly string[];
   /** Why it is not usable or has no model list, in a few words. */
   readonly problem?: string;
+  /** For `embedded`, when its runtime loads: the GPU llama.cpp runs on (`cpu` when none; `cuda`, `vulkan`, `metal`). */
+  readonly gpu?: string;
+  /** For `embedded`: whether its runtime works (node-llama-cpp is installed; with a model, llama.cpp starts too). */
+  readonly runtimeWorks?: boolean;
 }
 
 /**
@@ -33,9 +39,141 @@ export interface SurveyEnginesOptions
   readonly keys?: readonly string[];
   /** Budget of the health probe, and again of the model listing (default 500 ms each). */
   readonly timeoutMs?: number;
+  /** Checks that the embedded engine's runtime loads (default `probeEmbeddedRuntime`: the real one, cached). */
+  readonly probeEmbeddedRuntime?: ProbeEmbeddedRuntime | undefined;
+  /** Budget of the embedded runtime check (default 30 s; loading llama.cpp takes about a second). */
+  readonly runtimeTimeoutMs?: number | undefined;
 }
 
 const DEFAULT_SURVEY_TIMEOUT_MS = 500;
+const DEFAULT_RUNTIME_TIMEOUT_MS = 30_000;
+
+/** The command that downloads the model suggested when none is there (from the built-in catalog). */
+export const PULL_COMMAND = 'jarvis models pull qwen3-1.7b';
+
+/** The command that gives an Ollama server a model of the same family. */
+export const OLLAMA_PULL_COMMAND = 'ollama pull qwen3:1.7b';
+
+/** Which GPUs llama.cpp may use: `auto` (the best one found) or `false` (CPU only). */
+export type EmbeddedGpuSetting = 'auto' | false;
+
+/**
+ * What the embedded runtime check found: it works (llama.cpp started on `gpu`, `false` meaning the CPU; no `gpu`
+ * when it was only looked up, not started), or why not, saying what to do.
+ */
+export type EmbeddedRuntimeProbe =
+  | { readonly ok: true; readonly gpu?: string | false }
+  | { readonly ok: false; readonly reason: string };
+
+/** What the embedded runtime check is asked to do. */
+export interface EmbeddedRuntimeProbeOptions {
+  /** The GPU setting llama.cpp is started with. */
+  readonly gpu: EmbeddedGpuSetting;
+  /** Start llama.cpp (about a second of CPU); false only checks that node-llama-cpp is installed. */
+  readonly start: boolean;
+}
+
+/** Checks the embedded runtime as `options` say; resolves, never rejects. */
+export type ProbeEmbeddedRuntime = (
+  options: EmbeddedRuntimeProbeOptions,
+) => Promise<EmbeddedRuntimeProbe>;
+
+/** Why the embedded engine cannot run when node-llama-cpp is not installed, and the command that installs it. */
+export function missingEmbeddedRuntimeProblem(): string {
+  return 'the embedded runtime (node-llama-cpp) is not installed: `npm install node-llama-cpp@3.21.1`';
+}
+
+/** Why the embedded engine cannot run when `directory` has no model, and the command that downloads one. */
+export function noModelProblem(directory: string): string {
+  return `no .gguf model in ${directory}: \`${PULL_COMMAND}\``;
+}
+
+const runtimeProbes = new Map<string, Promise<EmbeddedRuntimeProbe>>();
+
+/**
+ * Imports node-llama-cpp and starts llama.cpp from its prebuilt binary (never building from source), notes the GPU
+ * it found, and frees it again; with `start: false` only looks node-llama-cpp up. Runs once per process and
+ * options; later calls get the same answer.
+ */
+export function probeEmbeddedRuntime(
+  options: EmbeddedRuntimeProbeOptions = { gpu: false, start: true },
+): Promise<EmbeddedRuntimeProbe> {
+  const key = `${options.gpu}:${options.start}`;
+  let probe = runtimeProbes.get(key);
+  if (probe === undefined) {
+    probe = options.start ? loadEmbeddedRuntime(options.gpu) : findEmbeddedRuntime();
+    runtimeProbes.set(key, probe);
+  }
+  return probe;
+}
+
+/** Looks node-llama-cpp up as an import would, without loading it. */
+async function findEmbeddedRuntime(): Promise<EmbeddedRuntimeProbe> {
+  try {
+    createRequire(import.meta.url).resolve('node-llama-cpp');
+    return { ok: true };
+  } catch (error) {
+    return brokenRuntime(error);
+  }
+}
+
+async function loadEmbeddedRuntime(gpu: EmbeddedGpuSetting): Promise<EmbeddedRuntimeProbe> {
+  let module: typeof NodeLlamaCpp;
+  try {
+    module = await import('node-llama-cpp');
+  } catch (error) {
+    return brokenRuntime(error);
+  }
+  try {
+    const llama = await module.getLlama({
+      gpu,
+      build: 'never',
+      skipDownload: true,
+      progressLogs: false,
+      logLevel: module.LlamaLogLevel.error,
+      logger: () => undefined,
+    });
+    const found = llama.gpu;
+    await llama.dispose();
+    return { ok: true, gpu: found };
+  } catch (error) {
+    return {
+      ok: false,
+      reason:
+        `llama.cpp could not start on this machine (${describeError(error)}): reinstall node-llama-cpp for ` +
+        'this platform (`npm install node-llama-cpp@3.21.1`) or build it (`npx --no node-llama-cpp source build`)',
+    };
+  }
+}
+
+/** The probe's answer for an import (or probe) that failed: not installed, or installed but broken. */
+function brokenRuntime(error: unknown): EmbeddedRuntimeProbe {
+  if (isMissingModule(error, 'node-llama-cpp'))
+    return { ok: false, reason: missingEmbeddedRuntimeProblem() };
+  return {
+    ok: false,
+    reason:
+      `the embedded runtime (node-llama-cpp) could not be loaded (${describeError(error)}): ` +
+      'reinstall it: `npm install node-llama-cpp@3.21.1`',
+  };
+}
+
+/** True for the error `import(name)` throws when `name` itself (not one of its own imports) is not installed. */
+function isMissingModule(error: unknown, name: string): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { readonly code?: unknown }).code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return false;
+  return error.message.includes(`'${name}'`);
+}
+
+/**
+ * The GPU setting the system builds the embedded engine with: CPU only unless the settings ask for a GPU (a `gpu`
+ * setting, read loosely so it works before and after `EngineSettings` declares one).
+ */
+function embeddedGpuSetting(settings: EngineSettings): EmbeddedGpuSetting {
+  const { gpu } = settings as { readonly gpu?: unknown };
+  return gpu === true || gpu === 'auto' ? 'auto' : false;
+}
 
 /** The engine settings of a survey: the config's, with `--base-url` placed on the engine it applies to. */
 export function surveySettings(options: SurveyEnginesOptions): EngineSettings {
@@ -62,7 +200,7 @@ export async function surveyEngines(options: SurveyEnginesOptions): Promise<Engi
   try {
     return await Promise.all(
       keys.map((key) =>
-        key === 'embedded' ? surveyEmbedded(settings) : surveyServer(key, settings, shared),
+        key === 'embedded' ? surveyEmbedded(settings, shared) : surveyServer(key, settings, shared),
       ),
     );
   } finally {
@@ -70,23 +208,74 @@ export async function surveyEngines(options: SurveyEnginesOptions): Promise<Engi
   }
 }
 
-async function surveyEmbedded(settings: EngineSettings): Promise<EngineStatus> {
-  const address = engineAddress('embedded', settings);
-  const base = { key: 'embedded', address, configured: true };
+/** The model the embedded engine would load, or why there is none (saying what to do). */
+async function findEmbeddedModel(
+  settings: EngineSettings,
+): Promise<{ readonly path: string } | { readonly problem: string }> {
   if (settings.modelPath !== undefined) {
     const found = await stat(settings.modelPath).then(
       (stats) => stats.isFile(),
       () => false,
     );
-    return found
-      ? { ...base, reachable: true, models: [basename(settings.modelPath)] }
-      : { ...base, reachable: false, models: [], problem: 'the model file does not exist' };
+    if (found) return { path: settings.modelPath };
+    return {
+      problem:
+        'the model file does not exist: set model_path under [engine.embedded] to a .gguf file, ' +
+        `or remove it and run \`${PULL_COMMAND}\``,
+    };
   }
-  const found =
-    settings.modelsDir === undefined ? undefined : await findDefaultModel(settings.modelsDir);
-  if (found === undefined)
-    return { ...base, reachable: false, models: [], problem: 'no .gguf file found' };
-  return { ...base, address: found, reachable: true, models: [basename(found)] };
+  const directory = settings.modelsDir ?? defaultModelsDir();
+  const found = await findDefaultModel(directory);
+  return found === undefined ? { problem: noModelProblem(directory) } : { path: found };
+}
+
+/**
+ * The embedded engine is reachable only when it has a model file and its runtime loads (node-llama-cpp imports and
+ * llama.cpp starts), and then reports the GPU llama.cpp runs on. Without a model llama.cpp is not started (it
+ * costs about a second); node-llama-cpp is only looked up, so both problems are named at once.
+ */
+async function surveyEmbedded(
+  settings: EngineSettings,
+  options: SurveyEnginesOptions,
+): Promise<EngineStatus> {
+  const model = await findEmbeddedModel(settings);
+  const runtime = await checkEmbeddedRuntime(
+    { gpu: embeddedGpuSetting(settings), start: 'path' in model },
+    options,
+  );
+  const address = 'path' in model ? model.path : engineAddress('embedded', settings);
+  const gpu =
+    runtime.ok && runtime.gpu !== undefined
+      ? { gpu: runtime.gpu === false ? 'cpu' : runtime.gpu }
+      : {};
+  const base = { key: 'embedded', address, configured: true, ...gpu, runtimeWorks: runtime.ok };
+  const problems = [
+    ...(runtime.ok ? [] : [runtime.reason]),
+    ...('problem' in model ? [model.problem] : []),
+  ];
+  if ('path' in model && problems.length === 0)
+    return { ...base, reachable: true, models: [basename(model.path)] };
+  return { ...base, reachable: false, models: [], problem: problems.join('; ') };
+}
+
+/** The runtime probe (the injected one, else the cached real one), given up after its budget or on cancel. */
+async function checkEmbeddedRuntime(
+  asked: EmbeddedRuntimeProbeOptions,
+  options: SurveyEnginesOptions,
+): Promise<EmbeddedRuntimeProbe> {
+  const probe = options.probeEmbeddedRuntime ?? probeEmbeddedRuntime;
+  const timeoutMs = options.runtimeTimeoutMs ?? DEFAULT_RUNTIME_TIMEOUT_MS;
+  const result = await withDeadline(
+    () => probe(asked).catch((error: unknown) => brokenRuntime(error)),
+    timeoutMs,
+    options.signal,
+  );
+  if (result !== undefined) return result;
+  const reason =
+    options.signal?.aborted === true
+      ? 'the embedded runtime was not checked (cancelled)'
+      : `llama.cpp did not start within ${timeoutMs} ms`;
+  return { ok: false, reason };
 }
 
 async function surveyServer(

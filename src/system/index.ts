@@ -61,10 +61,19 @@ export {
 } from './diagnostics.js';
 export { type EngineSelection, selectEngine } from './engine-selection.js';
 export {
+  type EmbeddedGpuSetting,
+  type EmbeddedRuntimeProbe,
+  type EmbeddedRuntimeProbeOptions,
   type EngineModels,
   type EngineStatus,
   type ListEngineModelsOptions,
   listEngineModels,
+  missingEmbeddedRuntimeProblem,
+  noModelProblem,
+  OLLAMA_PULL_COMMAND,
+  PULL_COMMAND,
+  type ProbeEmbeddedRuntime,
+  probeEmbeddedRuntime,
   type SurveyEnginesOptions,
   surveyEngines,
 } from './engine-survey.js';

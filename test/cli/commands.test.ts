@@ -454,7 +454,9 @@ describe.concurrent('jarvis doctor and init', () => {
     expect(run.stdout).toMatch(/^✗ Config file\s+.*broken\.toml: cannot be used$/m);
     expect(run.stdout).toContain(`${config}:1:`);
     expect(run.stdout).toMatch(/^✗ Engines\s+none reachable$/m);
-    expect(run.stdout).toContain('fix: start one, e.g. `ollama serve`');
+    expect(run.stdout).toMatch(
+      /fix: `jarvis models pull qwen3-1\.7b` \(runs in-process[^)]*\), or start a server: `ollama serve`/,
+    );
     expect(run.stdout).toMatch(/required checks? failed: Config file, Engines\./);
   });
 
