@@ -22,6 +22,20 @@ type RunOutcome = Pick<AgentResult, 'turns' | 'metadata'>;
  */
 export async function runAsk(words: readonly string[], flags: AskFlags, io: CliIo): Promise<void> {
   const query = await readQuery(words, io);
+  try {
+    await askOnce(query, flags, io);
+  } catch (error) {
+    const { NoModelError } = await import('../system/index.js');
+    const missing = NoModelError.find(error);
+    if (missing === undefined || io.signal.aborted) throw error;
+    const { offerFirstModel } = await import('./first-run.js');
+    if (!(await offerFirstModel(missing, flags, io))) throw new CliExit(ExitCode.failure);
+    await askOnce(query, flags, io);
+  }
+}
+
+/** One attempt: opens the SDK, answers, reports a stop; the SDK is always closed. */
+async function askOnce(query: string, flags: AskFlags, io: CliIo): Promise<void> {
   const view = new AskView({ io, yes: flags.yes === true });
   let jarvis: Jarvis | undefined;
   try {

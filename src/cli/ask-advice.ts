@@ -5,7 +5,8 @@ import { isAbort } from './cli-error.js';
 export const ENGINE_ADVICE = [
   "The engine's server did not answer. Start it (Ollama: `ollama serve`, then `ollama pull qwen3:8b`),",
   'or point at a running server: --engine <key> --base-url <url> (any OpenAI-compatible server:',
-  '--engine openai --base-url http://127.0.0.1:8000/v1). `jarvis engines` shows which engines answer.',
+  '--engine openai --base-url http://127.0.0.1:8000/v1), or run a model in-process: `jarvis models pull',
+  'qwen3-1.7b` then --engine embedded. `jarvis engines` shows which engines answer.',
 ].join('\n');
 
 /**

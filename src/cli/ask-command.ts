@@ -48,7 +48,10 @@ export function registerAskCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the whole result as one JSON object (no token streaming)')
     .option('--no-stream', 'print the answer when it is complete instead of token by token')
     .option('--no-context', 'do not add what memory knows about the question')
-    .option('-y, --yes', 'approve every tool call that needs confirmation');
+    .option(
+      '-y, --yes',
+      'approve every tool call that needs confirmation; on a first run with no engine, download the recommended model without asking',
+    );
   addJarvisFlags(command).addHelpText('after', ASK_EXAMPLES);
   command.action(async (words: string[], flags: AskFlags) => {
     const { runAsk } = await import('./ask-action.js');

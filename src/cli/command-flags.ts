@@ -43,6 +43,7 @@ export interface InitFlags {
   readonly path?: string;
   readonly config?: string;
   readonly force?: boolean;
+  readonly yes?: boolean;
 }
 
 /** Flags of the list commands (`tools list`, `agents list`, `telemetry stats`). */

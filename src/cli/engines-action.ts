@@ -34,8 +34,9 @@ export async function runEngines(flags: EnginesFlags, io: CliIo): Promise<void> 
 }
 
 const NO_ENGINE_ADVICE =
-  'No engine answered. Start one, e.g. `ollama serve` (then `ollama pull qwen3:8b`), `vllm serve <model>`\n' +
-  'or `llama-server -m model.gguf --port 8080`; or point to a server with --base-url <url>.\n';
+  'No engine answered. Download a model to run in-process: `jarvis models pull qwen3-1.7b`; or start a server,\n' +
+  'e.g. `ollama serve` (then `ollama pull qwen3:8b`), `vllm serve <model>` or `llama-server -m model.gguf\n' +
+  '--port 8080`; or point to one with --base-url <url>.\n';
 
 /** An `--engine` that is not a built-in key is a usage error listing the keys. */
 function requireKnownEngine(key: string | undefined, known: readonly string[]): void {
@@ -87,7 +88,10 @@ export function enginesTable(engines: readonly EngineStatus[], io: CliIo): strin
 
 function engineState(engine: EngineStatus): string {
   if (!engine.configured) return 'not configured';
-  if (engine.key === 'embedded') return engine.reachable ? 'model found' : 'no model';
+  if (engine.key === 'embedded') {
+    if (engine.reachable) return 'model found';
+    return engine.runtimeWorks === false ? 'runtime missing' : 'no model';
+  }
   return engine.reachable ? 'reachable' : 'unreachable';
 }
 

@@ -1,6 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
-import type { CatalogModel, PullProgress } from '../engine/index.js';
+import type { CatalogModel, PulledModel, PullProgress } from '../engine/index.js';
 import type { ModelHubSettings } from '../system/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo, CliStream } from './cli-io.js';
@@ -15,6 +15,21 @@ export async function runModelsPull(
   io: CliIo,
 ): Promise<void> {
   const settings = await hubSettings(flags, io);
+  const pulled = await pullWithProgress(model, settings, io);
+  const { formatBytes } = await import('../engine/index.js');
+  const note = pulled.downloaded ? '' : ' (already there)';
+  io.stdout.write(`${untrustedLine(pulled.path)}  ${formatBytes(pulled.sizeBytes)}${note}\n`);
+}
+
+/**
+ * Pulls `model` into the models folder, showing progress on stderr (a redrawn line on a terminal); a Ctrl-C says
+ * the partial download is kept. Errors are those of `pullModel`, a bad name or source as a usage error.
+ */
+export async function pullWithProgress(
+  model: string,
+  settings: ModelHubSettings,
+  io: CliIo,
+): Promise<PulledModel> {
   const engine = await import('../engine/index.js');
   const reporter = pullReporter(io.stderr, engine.formatBytes);
   io.stderr.write(`Pulling ${untrustedLine(model)} into ${untrustedLine(settings.modelsDir)}\n`);
@@ -32,10 +47,7 @@ export async function runModelsPull(
       ...(settings.token === undefined ? {} : { token: settings.token }),
     });
     reporter.done();
-    const note = pulled.downloaded ? '' : ' (already there)';
-    io.stdout.write(
-      `${untrustedLine(pulled.path)}  ${engine.formatBytes(pulled.sizeBytes)}${note}\n`,
-    );
+    return pulled;
   } catch (error) {
     reporter.done();
     if (io.signal.aborted)
@@ -166,7 +178,7 @@ async function localModelFiles(modelsDir: string): Promise<string[]> {
 }
 
 /** The models folder and hub settings of the config (`--config`) and the environment; warnings on stderr. */
-async function hubSettings(flags: ModelsFileFlags, io: CliIo): Promise<ModelHubSettings> {
+export async function hubSettings(flags: ModelsFileFlags, io: CliIo): Promise<ModelHubSettings> {
   const system = await import('../system/index.js');
   const loaded = await system.loadConfig({
     env: io.env,

@@ -27,14 +27,23 @@ export {
   type LocalModel,
   listLocalModels,
 } from './models/local-models.js';
+export { machineFacts } from './models/machine-facts.js';
 export { formatBytes } from './models/model-file-checks.js';
 export { ModelPullError, type ModelPullFailure } from './models/model-pull-error.js';
+export type { PullLockHolder } from './models/pull-lock.js';
 export {
   type PulledModel,
   type PullModelOptions,
   type PullProgress,
   pullModel,
 } from './models/pull-model.js';
+export {
+  describeMachine,
+  type MachineFacts,
+  type ModelRecommendation,
+  RECOMMENDED_MODEL,
+  recommendModel,
+} from './models/recommend-model.js';
 export { OllamaEngine, type OllamaEngineOptions } from './ollama/ollama.js';
 export { OLLAMA_DEFAULT_HOST, resolveOllamaHost } from './ollama/ollama-host.js';
 export {

@@ -11,6 +11,7 @@ import {
   OllamaEngine,
   OPENAI_COMPATIBLE_DEFAULT_BASE_URLS,
   OpenAICompatibleEngine,
+  RECOMMENDED_MODEL,
 } from '../engine/index.js';
 import {
   defaultModelsDir,
@@ -19,6 +20,7 @@ import {
   OPENAI_API_BASE_URL,
   sameServer,
 } from './engine-settings.js';
+import { NoModelError } from './no-model-error.js';
 
 /** The built-in engine keys. */
 export const ENGINE_KEYS = [
@@ -116,8 +118,8 @@ async function resolveModelPath(settings: EngineSettings): Promise<string> {
   const directory = settings.modelsDir ?? defaultModelsDir();
   const found = await findDefaultModel(directory);
   if (found !== undefined) return found;
-  throw new JarvisError({
-    code: 'engine_not_found',
-    message: `The embedded engine needs a GGUF model: set \`model_path\` under [engine.embedded] in the config, or put a .gguf file in ${directory}`,
+  throw new NoModelError({
+    modelsDir: directory,
+    message: `The embedded engine needs a GGUF model: download one with \`jarvis models pull ${RECOMMENDED_MODEL}\` (into ${directory}), or set \`model_path\` under [engine.embedded] in the config`,
   });
 }

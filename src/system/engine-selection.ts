@@ -4,6 +4,7 @@ import {
   type EngineCandidate,
   findDefaultModel,
   probeEngines,
+  RECOMMENDED_MODEL,
 } from '../engine/index.js';
 import { createEngine, ENGINE_KEYS, unknownEngineError } from './builtin-engines.js';
 import {
@@ -12,6 +13,7 @@ import {
   engineAddress,
   OPENAI_API_BASE_URL,
 } from './engine-settings.js';
+import { NoModelError } from './no-model-error.js';
 
 /** How to choose an engine: a ready one, a key, or discovery among the registered engines. */
 export interface EngineSelection {
@@ -171,19 +173,21 @@ async function findEmbedded(
   return { key: 'embedded', engine, address: modelPath };
 }
 
-function noEngineError(settings: EngineSettings): JarvisError {
+function noEngineError(settings: EngineSettings): NoModelError {
+  const modelsDir = settings.modelsDir ?? defaultModelsDir();
   const tried = serverCandidates(settings, EngineRegistry).map(
     (candidate) => `  - ${candidate.key}: ${candidate.address}`,
   );
-  tried.push(`  - embedded: no .gguf file in ${settings.modelsDir ?? defaultModelsDir()}`);
-  return new JarvisError({
-    code: 'engine_not_found',
+  tried.push(`  - embedded: no .gguf file in ${modelsDir}`);
+  return new NoModelError({
+    modelsDir,
     message: [
       'No inference engine is running. Tried:',
       ...tried,
-      'Start one, for example: `ollama serve` (then `ollama pull qwen3:8b`), `vllm serve <model>`,',
-      '`llama-server -m model.gguf --port 8080`, or put a GGUF file in the models folder for the embedded engine;',
-      'or point to a server: --engine openai --base-url <url> (SDK: the engine and baseUrl options;',
+      `Download a model to run in-process (nothing else to install): \`jarvis models pull ${RECOMMENDED_MODEL}\`;`,
+      'or start a server, for example `ollama serve` (then `ollama pull qwen3:8b`), `vllm serve <model>` or',
+      '`llama-server -m model.gguf --port 8080`;',
+      'or point to one: --engine openai --base-url <url> (SDK: the engine and baseUrl options;',
       `config: \`host\` under [engine.openai] or OPENAI_BASE_URL; OpenAI itself is ${OPENAI_API_BASE_URL}).`,
     ].join('\n'),
   });

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import type * as NodeLlamaCpp from 'node-llama-cpp';
 import { describeError, type InferenceEngine } from '../core/index.js';
-import { findDefaultModel } from '../engine/index.js';
+import { findDefaultModel, RECOMMENDED_MODEL } from '../engine/index.js';
 import { ENGINE_KEYS } from './builtin-engines.js';
 import { engineFor, selectEngine } from './engine-selection.js';
 import { defaultModelsDir, type EngineSettings, engineAddress } from './engine-settings.js';
@@ -49,7 +49,7 @@ const DEFAULT_SURVEY_TIMEOUT_MS = 500;
 const DEFAULT_RUNTIME_TIMEOUT_MS = 30_000;
 
 /** The command that downloads the model suggested when none is there (from the built-in catalog). */
-export const PULL_COMMAND = 'jarvis models pull qwen3-1.7b';
+export const PULL_COMMAND = `jarvis models pull ${RECOMMENDED_MODEL}`;
 
 /** The command that gives an Ollama server a model of the same family. */
 export const OLLAMA_PULL_COMMAND = 'ollama pull qwen3:1.7b';

@@ -92,7 +92,7 @@ describe('createEngine', () => {
       "Unknown engine 'gpt5'. Available: ollama, vllm, llamacpp, sglang, lmstudio, openai, embedded",
     );
     await expect(createEngine('embedded', { modelsDir: '/nonexistent/models' })).rejects.toThrow(
-      'put a .gguf file in /nonexistent/models',
+      '`jarvis models pull qwen3-1.7b` (into /nonexistent/models)',
     );
   });
 

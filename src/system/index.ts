@@ -71,8 +71,8 @@ export {
   missingEmbeddedRuntimeProblem,
   noModelProblem,
   OLLAMA_PULL_COMMAND,
-  PULL_COMMAND,
   type ProbeEmbeddedRuntime,
+  PULL_COMMAND,
   probeEmbeddedRuntime,
   type SurveyEnginesOptions,
   surveyEngines,
@@ -93,6 +93,7 @@ export {
   OPENAI_API_BASE_URL,
 } from './engines.js';
 export { type ModelHubSettings, modelHubSettings } from './model-hub-settings.js';
+export { NoModelError, type NoModelErrorOptions } from './no-model-error.js';
 export {
   type BuildSystemOptions,
   buildSystem,

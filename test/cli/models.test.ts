@@ -120,6 +120,42 @@ describe('jarvis models pull and rm in a real process', () => {
     expect((await stat(join(modelsDir, LOCAL))).size).toBe(GGUF.length);
   });
 
+  it('jarvis ask --engine embedded answers through the pulled file', async () => {
+    hub = await startScriptedModelHub({ files: [{ repository: REPO, path: FILE, content: GGUF }] });
+    const home = await freshHome();
+    expect((await jarvis(home, ['models', 'pull', `hf:${REPO}/${FILE}`])).code).toBe(0);
+    const run = await jarvis(home, [
+      'ask',
+      '--engine',
+      'embedded',
+      '--max-tokens',
+      '8',
+      '--json',
+      'Hello',
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as { engine: string; model: string };
+    expect(result.engine).toBe('embedded');
+  });
+
+  it('the first run of jarvis ask --yes downloads the recommended model and answers (no engine running)', async () => {
+    const { MODEL_CATALOG } = await import('../../src/engine/index.js');
+    hub = await startScriptedModelHub({
+      files: MODEL_CATALOG.map((model) => ({
+        repository: model.repository,
+        path: model.file,
+        content: GGUF,
+      })),
+    });
+    const home = await freshHome();
+    const run = await jarvis(home, ['ask', '--yes', '--max-tokens', '8', '--no-stream', 'Hello']);
+    expect(run.stderr).toMatch(/no model is downloaded: downloading qwen3-[\d.]+b/);
+    expect(run.code).toBe(0);
+    const models = await readdir(join(home, '.openjarvis', 'models'));
+    expect(models.filter((name) => name.startsWith('hf_Qwen_Qwen3-'))).toHaveLength(1);
+  });
+
   it('exits 2 for a name that is not in the catalog, listing the catalog names', async () => {
     const home = await freshHome();
     const run = await jarvis(home, ['models', 'pull', 'no-such-model']);

@@ -1,4 +1,4 @@
-import { unknownNameMessage } from '../../core/index.js';
+import { safeForTerminal, unknownNameMessage } from '../../core/index.js';
 import type { CatalogModel } from './catalog.js';
 import { ModelPullError } from './model-pull-error.js';
 
@@ -25,6 +25,7 @@ export function resolveModelSource(
   catalog: readonly CatalogModel[],
   endpoint: string,
 ): ModelSource {
+  checkEndpoint(endpoint);
   const entry = catalog.find((candidate) => candidate.name === model.toLowerCase());
   if (entry !== undefined) {
     const uri = `hf:${entry.repository}/${entry.file}`;
@@ -52,6 +53,22 @@ export function resolveModelSource(
       model,
       catalog.map((m) => m.name),
     )}. Or give hf:<owner>/<repo>/<file>.gguf, hf:<owner>/<repo>:<quant> or an https:// URL`,
+  );
+}
+
+/** The hub endpoint (`HF_ENDPOINT`) must be an https URL, or http on this machine. */
+function checkEndpoint(endpoint: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    url = undefined;
+  }
+  const local = url !== undefined && LOOPBACK_HOSTS.has(url.hostname);
+  if (url?.protocol === 'https:' || (url?.protocol === 'http:' && local)) return;
+  throw new ModelPullError(
+    'invalid_source',
+    `the model hub endpoint (HF_ENDPOINT) '${safeForTerminal(endpoint, { singleLine: true })}' is not usable: give an https:// URL such as https://huggingface.co (plain http only on this machine)`,
   );
 }
 

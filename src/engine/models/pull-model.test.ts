@@ -232,6 +232,16 @@ describe('pullModel', () => {
     );
   });
 
+  it('refuses a hub endpoint that is not https (or http on this machine)', async () => {
+    for (const endpoint of ['file:///tmp/x', 'http://mirror.example/', 'not a url']) {
+      const error = await pullModel({ model: 'qwen3-1.7b', modelsDir, endpoint }).catch(
+        (e: unknown) => e,
+      );
+      expect((error as ModelPullError).failure).toBe('invalid_source');
+      expect((error as Error).message).toContain('(HF_ENDPOINT)');
+    }
+  });
+
   it('refuses plain http to another machine', async () => {
     const error = await pullModel({ model: 'http://example.com/m.gguf', modelsDir }).catch(
       (e: unknown) => e,
