@@ -3,7 +3,7 @@ import { CliExit, ExitCode } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { terminalText } from './cli-output.js';
 import type { DoctorFlags } from './command-flags.js';
-import { optionalPackagesCheck } from './optional-packages.js';
+import { optionalPackages, optionalPackagesCheck } from './optional-packages.js';
 
 const MARKS = { ok: '✓', warn: '!', fail: '✗' } as const;
 
@@ -22,7 +22,16 @@ export async function runDoctor(flags: DoctorFlags, io: CliIo): Promise<void> {
     engineTimeoutMs: flags.timeoutMs,
     signal: io.signal,
   });
-  const withPackages = { ...report, checks: [...report.checks, optionalPackagesCheck()] };
+  // node-llama-cpp also counts as installed in the runtime folder `jarvis engines install embedded` fills.
+  const { nodeLlamaCppLocations } = await import('../engine/index.js');
+  const packages = optionalPackages({
+    alsoIn: { 'node-llama-cpp': nodeLlamaCppLocations() },
+    installCommands: { 'node-llama-cpp': 'jarvis engines install embedded' },
+  });
+  const withPackages = {
+    ...report,
+    checks: [...report.checks, optionalPackagesCheck(packages)],
+  };
   // Checks quote servers and files: on a terminal their escapes are shown visibly.
   io.stdout.write(
     flags.json === true

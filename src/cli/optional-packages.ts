@@ -27,6 +27,10 @@ export interface OptionalPackagesOptions {
   readonly manifest?: PackageManifest;
   readonly root?: string;
   readonly execPath?: string;
+  /** Other npm prefixes a package may be installed in (the embedded runtime folder for node-llama-cpp). */
+  readonly alsoIn?: Readonly<Record<string, readonly string[]>>;
+  /** A command that installs a package, instead of `npm install <name>@<version>`. */
+  readonly installCommands?: Readonly<Record<string, string>>;
 }
 
 /** The optional peer dependencies of package.json, each with whether it is installed and how to add it. */
@@ -44,8 +48,13 @@ export function optionalPackages(
         name,
         version,
         use: USES[name] ?? 'an optional feature',
-        installed: isInstalled(name, root),
-        installCommand: `npm install ${global ? '-g ' : ''}${name}@${version}`,
+        installed:
+          isInstalled(name, root) ||
+          (options.alsoIn?.[name] ?? []).some((prefix) =>
+            existsSync(join(prefix, 'node_modules', name, 'package.json')),
+          ),
+        installCommand:
+          options.installCommands?.[name] ?? `npm install ${global ? '-g ' : ''}${name}@${version}`,
       };
     });
 }

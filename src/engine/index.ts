@@ -13,6 +13,14 @@ export {
   type EmbeddedRuntimeInfo,
   findDefaultModel,
 } from './embedded/embedded-llama.js';
+export { RUNTIME_INSTALL_ADVICE } from './embedded/embedded-llama-runtime.js';
+export {
+  addNodeLlamaCppLocation,
+  type ImportNodeLlamaCpp,
+  loadNodeLlamaCpp,
+  type NodeLlamaCppModule,
+  nodeLlamaCppLocations,
+} from './embedded/node-llama-cpp-loader.js';
 export { HttpClient, type HttpClientOptions, type SleepFunction } from './http/http-client.js';
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,

@@ -16,6 +16,7 @@ import {
   checkSqlite,
   type DiagnosticCheck,
 } from './diagnostics-checks.js';
+import { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 import type { ProbeEmbeddedRuntime } from './engine-survey.js';
 
 export type { DiagnosticCheck, DiagnosticStatus } from './diagnostics-checks.js';
@@ -49,6 +50,7 @@ export interface DiagnosticsReport {
  */
 export async function runDiagnostics(options: DiagnosticsOptions = {}): Promise<DiagnosticsReport> {
   const { check: configCheck, config } = await checkConfig(options);
+  useEmbeddedRuntimeIn(config.home);
   const checks = [
     checkNode(options.nodeVersion ?? process.versions.node),
     configCheck,

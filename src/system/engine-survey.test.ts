@@ -209,7 +209,7 @@ describe('surveyEngines', () => {
     });
     expect(engine?.gpu).toBeUndefined();
     expect(engine?.problem).toBe(
-      'the embedded runtime (node-llama-cpp) is not installed: `npm install node-llama-cpp@3.21.1`',
+      'the embedded runtime (node-llama-cpp) is not installed: run `jarvis engines install embedded` (about 80 MB, into the OpenJarvis home), or `npm install node-llama-cpp@3.21.1` next to openjarvis',
     );
     // A probe that throws the import's own error is read the same way.
     const notFound = Object.assign(
@@ -226,7 +226,7 @@ describe('surveyEngines', () => {
       probeEmbeddedRuntime: () => Promise.reject(new Error('bad ELF header')),
     });
     expect(broken?.problem).toMatch(
-      /could not be loaded \(bad ELF header\): reinstall it: `npm install/,
+      /could not be loaded \(bad ELF header\): reinstall it: run `jarvis engines install embedded`/,
     );
   });
 

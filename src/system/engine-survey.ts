@@ -1,10 +1,17 @@
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import type * as NodeLlamaCpp from 'node-llama-cpp';
 import { describeError, type InferenceEngine } from '../core/index.js';
-import { findDefaultModel, RECOMMENDED_MODEL } from '../engine/index.js';
+import {
+  findDefaultModel,
+  loadNodeLlamaCpp,
+  nodeLlamaCppLocations,
+  RECOMMENDED_MODEL,
+  RUNTIME_INSTALL_ADVICE,
+} from '../engine/index.js';
 import { ENGINE_KEYS } from './builtin-engines.js';
 import { engineFor, selectEngine } from './engine-selection.js';
 import { defaultModelsDir, type EngineSettings, engineAddress } from './engine-settings.js';
@@ -80,7 +87,7 @@ export type ProbeEmbeddedRuntime = (
 
 /** Why the embedded engine cannot run when node-llama-cpp is not installed, and the command that installs it. */
 export function missingEmbeddedRuntimeProblem(): string {
-  return 'the embedded runtime (node-llama-cpp) is not installed: `npm install node-llama-cpp@3.21.1`';
+  return `the embedded runtime (node-llama-cpp) is not installed: ${RUNTIME_INSTALL_ADVICE}`;
 }
 
 /** Why the embedded engine cannot run when `directory` has no model, and the command that downloads one. */
@@ -113,14 +120,17 @@ async function findEmbeddedRuntime(): Promise<EmbeddedRuntimeProbe> {
     createRequire(import.meta.url).resolve('node-llama-cpp');
     return { ok: true };
   } catch (error) {
-    return brokenRuntime(error);
+    const inRuntimeFolder = nodeLlamaCppLocations().some((prefix) =>
+      existsSync(join(prefix, 'node_modules', 'node-llama-cpp', 'package.json')),
+    );
+    return inRuntimeFolder ? { ok: true } : brokenRuntime(error);
   }
 }
 
 async function loadEmbeddedRuntime(gpu: EmbeddedGpuSetting): Promise<EmbeddedRuntimeProbe> {
   let module: typeof NodeLlamaCpp;
   try {
-    module = await import('node-llama-cpp');
+    module = await loadNodeLlamaCpp();
   } catch (error) {
     return brokenRuntime(error);
   }
@@ -154,7 +164,7 @@ function brokenRuntime(error: unknown): EmbeddedRuntimeProbe {
     ok: false,
     reason:
       `the embedded runtime (node-llama-cpp) could not be loaded (${describeError(error)}): ` +
-      'reinstall it: `npm install node-llama-cpp@3.21.1`',
+      `reinstall it: ${RUNTIME_INSTALL_ADVICE}`,
   };
 }
 

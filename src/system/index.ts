@@ -59,6 +59,7 @@ export {
   type DiagnosticsReport,
   runDiagnostics,
 } from './diagnostics.js';
+export { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 export { type EngineSelection, selectEngine } from './engine-selection.js';
 export {
   type EmbeddedGpuSetting,

@@ -1,4 +1,5 @@
 import type { JarvisConfig } from './config/index.js';
+import { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 import { defaultModelsDir } from './engine-settings.js';
 
 /** Where `jarvis models pull` downloads from and to: the hub (`HF_ENDPOINT`, `HF_TOKEN`) and the models folder. */
@@ -11,11 +12,15 @@ export interface ModelHubSettings {
   readonly token?: string;
 }
 
-/** The model hub settings of this config and environment (only the `env` given is read, never the process's). */
+/**
+ * The model hub settings of this config and environment (only the `env` given is read, never the process's); the
+ * config's runtime folder is where node-llama-cpp (the downloader) is looked for.
+ */
 export function modelHubSettings(
-  config: Pick<JarvisConfig, 'engine'> | undefined,
+  config: Pick<JarvisConfig, 'engine' | 'home'> | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): ModelHubSettings {
+  if (config !== undefined) useEmbeddedRuntimeIn(config.home);
   const endpoint = env.HF_ENDPOINT?.trim();
   const token = env.HF_TOKEN?.trim();
   return {

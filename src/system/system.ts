@@ -36,6 +36,7 @@ import {
 } from '../tools/index.js';
 import { registerAllBuiltins } from './builtins.js';
 import { configSecrets, type JarvisConfig } from './config/index.js';
+import { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 import { selectEngine } from './engine-selection.js';
 import type { EngineRequestLogCallback } from './engine-settings.js';
 import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
@@ -135,6 +136,7 @@ export class JarvisSystem {
       memory: options.registries?.memory ?? MemoryRegistry,
     };
     registerAllBuiltins(this.registries);
+    useEmbeddedRuntimeIn(options.config.home);
   }
 
   /** The engine, its key and the model, chosen on first use (telemetry wraps it when enabled). */

@@ -1,5 +1,4 @@
 import { stat } from 'node:fs/promises';
-import type * as NodeLlamaCpp from 'node-llama-cpp';
 import type {
   ChatWrapper,
   Llama,
@@ -13,9 +12,17 @@ import {
   checkChatWrapperType,
   resolveEmbeddedChatWrapper,
 } from './embedded-llama-chat-wrapper.js';
+import {
+  isModuleNotFound,
+  loadNodeLlamaCpp,
+  type NodeLlamaCppModule,
+} from './node-llama-cpp-loader.js';
 
-/** The node-llama-cpp module, loaded on first use. */
-export type NodeLlamaCppModule = typeof NodeLlamaCpp;
+export type { NodeLlamaCppModule } from './node-llama-cpp-loader.js';
+
+/** How a user gets the embedded runtime. */
+export const RUNTIME_INSTALL_ADVICE =
+  'run `jarvis engines install embedded` (about 80 MB, into the OpenJarvis home), or `npm install node-llama-cpp@3.21.1` next to openjarvis';
 
 /** Receives llama.cpp's log lines (`warn` and above). */
 export type EmbeddedLlamaLogger = (level: string, message: string) => void;
@@ -76,21 +83,24 @@ export interface EmbeddedRuntime {
 /** Context size used when none is configured: the trained context, as far as memory allows, at most this. */
 export const EMBEDDED_DEFAULT_MAX_CONTEXT_SIZE = 8192;
 
-/** Imports node-llama-cpp; a missing or broken install becomes an `EngineError` saying how to install it. */
+/**
+ * Imports node-llama-cpp (beside openjarvis, else from the runtime folder); a missing or broken install becomes an
+ * `EngineError` saying how to install it.
+ */
 export async function importNodeLlamaCpp(
   engineId: string,
   address: string,
 ): Promise<NodeLlamaCppModule> {
   try {
-    return await import('node-llama-cpp');
+    return await loadNodeLlamaCpp();
   } catch (error) {
     throw new EngineError({
       code: 'engine_not_found',
       engineId,
       address,
-      detail:
-        `the optional package node-llama-cpp could not be loaded (${describeError(error)}); ` +
-        'install it with `npm install node-llama-cpp@3.21.1`',
+      detail: isModuleNotFound(error)
+        ? `the embedded runtime (node-llama-cpp) is not installed: ${RUNTIME_INSTALL_ADVICE}`
+        : `the embedded runtime (node-llama-cpp) could not be loaded (${describeError(error)}); reinstall it: ${RUNTIME_INSTALL_ADVICE}`,
       cause: error,
     });
   }

@@ -16,6 +16,7 @@ import {
   type EmbeddedLlamaEngineOptions,
   findDefaultModel,
 } from './embedded-llama.js';
+import { resetNodeLlamaCppLoader } from './node-llama-cpp-loader.js';
 
 /** A Llama 3 style chat template (header tokens, `<|eot_id|>`), as Llama 3.x GGUF files carry it. */
 const LLAMA3_TEMPLATE =
@@ -412,15 +413,18 @@ describe('EmbeddedLlamaEngine without a usable model or package', () => {
     vi.doMock('node-llama-cpp', () => {
       throw new Error("Cannot find package 'node-llama-cpp'");
     });
+    resetNodeLlamaCppLoader(); // forget the module the tests above loaded
     try {
       const engine = new EmbeddedLlamaEngine({ modelPath: join(tmpdir(), 'any.gguf') });
       const failure = await engine.generate(QUESTION, SHORT).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(EngineError);
       expect(failure).toMatchObject({ code: 'engine_not_found', engineId: 'embedded' });
       expect((failure as Error).message).toContain('npm install node-llama-cpp@3.21.1');
+      expect((failure as Error).message).toContain('`jarvis engines install embedded`');
       expect(await engine.health()).toBe(false);
     } finally {
       vi.doUnmock('node-llama-cpp');
+      resetNodeLlamaCppLoader();
     }
   });
 });

@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type * as NodeLlamaCpp from 'node-llama-cpp';
 import { describeError } from '../../core/index.js';
+import { loadNodeLlamaCpp } from '../embedded/node-llama-cpp-loader.js';
 
 /**
  * One `*.gguf` file of the models folder and what its GGUF metadata says. Strings are the file's own (raw,
@@ -94,7 +95,7 @@ async function ggufFiles(modelsDir: string): Promise<string[]> {
 }
 
 async function importNodeLlamaCpp(): Promise<GgufRuntime> {
-  return await import('node-llama-cpp');
+  return await loadNodeLlamaCpp();
 }
 
 /** node-llama-cpp, or the one-line reason it could not be loaded. */

@@ -1,4 +1,5 @@
 import { availableParallelism, freemem, totalmem } from 'node:os';
+import { loadNodeLlamaCpp } from '../embedded/node-llama-cpp-loader.js';
 import type { MachineFacts } from './recommend-model.js';
 
 /**
@@ -12,7 +13,7 @@ export async function machineFacts(): Promise<MachineFacts> {
     cores: availableParallelism(),
   };
   try {
-    const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+    const { getLlama, LlamaLogLevel } = await loadNodeLlamaCpp();
     const llama = await getLlama({
       gpu: 'auto',
       build: 'never',

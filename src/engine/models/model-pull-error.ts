@@ -8,6 +8,7 @@ export type ModelPullFailure =
   | 'unreachable'
   | 'stalled'
   | 'access_denied'
+  | 'runtime_missing'
   | 'checksum_mismatch'
   | 'size_mismatch'
   | 'disk_full'
@@ -20,6 +21,7 @@ const CODES: Readonly<Record<ModelPullFailure, JarvisErrorCode>> = {
   unreachable: 'model_pull_failed',
   stalled: 'model_pull_failed',
   access_denied: 'model_access_denied',
+  runtime_missing: 'engine_not_found',
   checksum_mismatch: 'model_checksum_mismatch',
   size_mismatch: 'model_checksum_mismatch',
   disk_full: 'model_disk_full',

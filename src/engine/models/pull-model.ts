@@ -2,6 +2,11 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ModelDownloader } from 'node-llama-cpp';
 import { describeError, untilAborted } from '../../core/index.js';
+import {
+  isModuleNotFound,
+  loadNodeLlamaCpp,
+  type NodeLlamaCppModule,
+} from '../embedded/node-llama-cpp-loader.js';
 import { type CatalogModel, MODEL_CATALOG } from './catalog.js';
 import {
   ensureDiskRoom,
@@ -15,6 +20,21 @@ import { ModelPullError } from './model-pull-error.js';
 import { type ModelSource, resolveModelSource } from './model-source.js';
 import { type PullLockHolder, withPullLock } from './pull-lock.js';
 import { StallWatchdog } from './stall-watchdog.js';
+
+/** node-llama-cpp, whose downloader a pull uses; missing, the pull fails saying how to install it. */
+async function loadRuntime(model: string): Promise<NodeLlamaCppModule> {
+  try {
+    return await loadNodeLlamaCpp();
+  } catch (error) {
+    throw new ModelPullError(
+      'runtime_missing',
+      isModuleNotFound(error)
+        ? `cannot pull ${model}: the embedded runtime (node-llama-cpp) is not installed; run \`jarvis engines install embedded\` first`
+        : `cannot pull ${model}: the embedded runtime (node-llama-cpp) could not be loaded: ${describeError(error)}`,
+      error,
+    );
+  }
+}
 
 /** Progress of a pull, as node-llama-cpp's downloader reports it. */
 export interface PullProgress {
@@ -197,7 +217,7 @@ async function expectedFacts({ options, source, signal }: PullRun): Promise<Remo
  * it ends with the run's signal: a downloader that arrives later is cancelled.
  */
 async function createDownloader(run: PullRun, stagingDir: string): Promise<ModelDownloader> {
-  const { createModelDownloader } = await import('node-llama-cpp');
+  const { createModelDownloader } = await loadRuntime(run.options.model);
   const { options, watchdog } = run;
   let lastBytes = -1;
   const creating = createModelDownloader({
