@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
+import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
 import type { EnginesFlags, ModelsFileFlags } from './command-flags.js';
+import type { EnginesInstallFlags } from './engines-install-action.js';
 import { addJarvisFlags } from './jarvis-options.js';
 
 const ENGINES_EXAMPLES = `
@@ -20,6 +22,19 @@ Examples:
   $ jarvis models pull hf:Qwen/Qwen3-4B-GGUF:Q4_K_M
   $ jarvis models rm Qwen3-1.7B-Q8_0.gguf
 `;
+
+const INSTALL_EXAMPLES = `
+Examples:
+  $ jarvis engines install embedded                # llama.cpp for this machine (CUDA if an NVIDIA driver is found)
+  $ jarvis engines install embedded --gpu cpu      # the CPU build only (about 80 MB)
+  $ jarvis engines install embedded --gpu vulkan
+
+Installs node-llama-cpp with npm into <home>/runtime (default ~/.openjarvis/runtime), with only the llama.cpp
+build this machine needs; run it again to switch builds. Servers (ollama, vllm, ...) are installed on their own.
+`;
+
+/** The builds `--gpu` accepts (the same list as the system's `EMBEDDED_RUNTIME_GPUS`, kept here so help loads nothing). */
+const GPU_CHOICES = ['auto', 'cpu', 'cuda', 'vulkan'] as const;
 
 const PULL_EXAMPLES = `
 Examples:
@@ -73,6 +88,50 @@ export function registerEnginesCommand(program: Command, io: CliIo): void {
       await runModels(flags, io);
     });
   registerModelFileCommands(models, io);
+  registerEngineInstall(engines, io);
+}
+
+/** `jarvis engines install embedded [--gpu auto|cpu|cuda|vulkan] [--json]`. */
+function registerEngineInstall(engines: Command, io: CliIo): void {
+  engines
+    .command('install')
+    .description(
+      "Install an engine's runtime: embedded installs llama.cpp (node-llama-cpp) into the OpenJarvis home.",
+    )
+    .argument('<engine>', 'the engine to install: embedded')
+    .option(
+      '--gpu <build>',
+      'llama.cpp build: auto (CUDA when an NVIDIA driver is found, else CPU), cpu, cuda or vulkan',
+      parseGpuFlag,
+      'auto',
+    )
+    .option('--json', 'print JSON (snake_case)')
+    .addHelpText('after', INSTALL_EXAMPLES)
+    .action(async (engine: string, _flags: unknown, command: Command) => {
+      const { runEnginesInstall } = await import('./engines-install-action.js');
+      await runEnginesInstall(engine, installFlags(command), io);
+    });
+}
+
+function parseGpuFlag(value: string): EnginesInstallFlags['gpu'] {
+  const choice = GPU_CHOICES.find((gpu) => gpu === value);
+  if (choice === undefined)
+    throw new UsageError(`--gpu must be one of ${GPU_CHOICES.join(', ')} (got '${value}')`);
+  return choice;
+}
+
+/** The flags of `engines install`; `--config` and `--json` may be given anywhere (commander gives them to `engines`). */
+function installFlags(command: Command): EnginesInstallFlags {
+  const { config, json, gpu } = command.optsWithGlobals<{
+    config?: string;
+    json?: boolean;
+    gpu?: EnginesInstallFlags['gpu'];
+  }>();
+  return {
+    gpu: gpu ?? 'auto',
+    ...(config === undefined ? {} : { config }),
+    ...(json === true ? { json } : {}),
+  };
 }
 
 /** `jarvis models pull` and `jarvis models rm`; `--config` may be given before or after the subcommand. */

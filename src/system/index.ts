@@ -59,6 +59,27 @@ export {
   type DiagnosticsReport,
   runDiagnostics,
 } from './diagnostics.js';
+export {
+  type CommandExit,
+  EMBEDDED_RUNTIME_GPUS,
+  EMBEDDED_RUNTIME_VERSION,
+  EmbeddedRuntimeError,
+  type EmbeddedRuntimeFailure,
+  type EmbeddedRuntimeGpu,
+  type EmbeddedRuntimePlan,
+  type EmbeddedRuntimeTarget,
+  embeddedRuntimeDir,
+  embeddedRuntimePackages,
+  embeddedRuntimePlan,
+  hasNvidiaDriver,
+  type InstallEmbeddedRuntimeOptions,
+  type InstalledEmbeddedRuntime,
+  installEmbeddedRuntime,
+  npmInstallArgs,
+  type RunCommand,
+  type RunCommandOptions,
+  spawnCommand,
+} from './embedded-runtime.js';
 export { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 export { type EngineSelection, selectEngine } from './engine-selection.js';
 export {
