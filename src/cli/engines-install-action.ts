@@ -208,3 +208,33 @@ function installJson(installed: InstalledEmbeddedRuntime, loaded: LoadedRuntime)
     load_seconds: loaded.seconds,
   };
 }
+
+/** Whether node-llama-cpp loads: beside openjarvis, or from the runtime folder of `home`. */
+export async function embeddedRuntimeInstalled(home: string): Promise<boolean> {
+  const system = await import('../system/index.js');
+  const { loadNodeLlamaCpp } = await import('../engine/index.js');
+  system.useEmbeddedRuntimeIn(home);
+  return loadNodeLlamaCpp().then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Before a model pull (which uses node-llama-cpp's downloader, and whose model needs llama.cpp to run): installs
+ * the embedded runtime into `<home>/runtime` when it does not load yet, saying so first.
+ */
+export async function ensureEmbeddedRuntime(home: string, io: CliIo): Promise<void> {
+  if (await embeddedRuntimeInstalled(home)) return;
+  const system = await import('../system/index.js');
+  const dir = system.embeddedRuntimeDir(home);
+  const plan = system.embeddedRuntimePlan({
+    gpu: 'auto',
+    hasNvidiaDriver: system.hasNvidiaDriver(),
+  });
+  io.stderr.write(
+    `The embedded runtime is not installed yet: installing it first (${describePlan(plan)}) into ${dir}\n`,
+  );
+  const installed = await installWithProgress(dir, 'auto', plan, io);
+  io.stderr.write(`Installed in ${installed.seconds} s\n`);
+}

@@ -24,8 +24,12 @@ export async function offerFirstModel(
   flags: FirstRunFlags,
   io: CliIo,
 ): Promise<boolean> {
+  const settings = await hubSettings(
+    flags.config === undefined ? {} : { config: flags.config },
+    io,
+  );
   const recommendation = await machineRecommendation();
-  const about = await aboutModel(recommendation);
+  const about = `${await aboutModel(recommendation)}${await runtimeNote(settings.home)}`;
   if (flags.yes === true) {
     io.stderr.write(
       `No inference engine is running and no model is downloaded: downloading ${about}.\n`,
@@ -41,10 +45,6 @@ export async function offerFirstModel(
       return false;
     }
   }
-  const settings = await hubSettings(
-    flags.config === undefined ? {} : { config: flags.config },
-    io,
-  );
   await pullWithProgress(
     recommendation.model.name,
     { ...settings, modelsDir: problem.modelsDir },
@@ -63,6 +63,14 @@ async function machineRecommendation(): Promise<ModelRecommendation> {
 async function aboutModel({ model, reason }: ModelRecommendation): Promise<string> {
   const { formatBytes } = await import('../engine/index.js');
   return `${model.name} (about ${formatBytes(model.sizeBytes)}, licence ${untrustedLine(model.license)}), recommended for this machine (${reason})`;
+}
+
+/** ` and the embedded runtime (…)` when node-llama-cpp does not load yet (the pull installs it first). */
+async function runtimeNote(home: string | undefined): Promise<string> {
+  if (home === undefined) return '';
+  const { embeddedRuntimeInstalled } = await import('./engines-install-action.js');
+  if (await embeddedRuntimeInstalled(home)) return '';
+  return ' and the embedded runtime that runs it (node-llama-cpp with llama.cpp, about 80 MB)';
 }
 
 function pullAdvice({ model }: ModelRecommendation): string {

@@ -22,14 +22,19 @@ export async function runModelsPull(
 }
 
 /**
- * Pulls `model` into the models folder, showing progress on stderr (a redrawn line on a terminal); a Ctrl-C says
- * the partial download is kept. Errors are those of `pullModel`, a bad name or source as a usage error.
+ * Pulls `model` into the models folder, showing progress on stderr (a redrawn line on a terminal), installing the
+ * embedded runtime first when it is missing (the pull uses its downloader); a Ctrl-C says the partial download is
+ * kept. Errors are those of `pullModel`, a bad name or source as a usage error.
  */
 export async function pullWithProgress(
   model: string,
   settings: ModelHubSettings,
   io: CliIo,
 ): Promise<PulledModel> {
+  if (settings.home !== undefined) {
+    const { ensureEmbeddedRuntime } = await import('./engines-install-action.js');
+    await ensureEmbeddedRuntime(settings.home, io);
+  }
   const engine = await import('../engine/index.js');
   const reporter = pullReporter(io.stderr, engine.formatBytes);
   io.stderr.write(`Pulling ${untrustedLine(model)} into ${untrustedLine(settings.modelsDir)}\n`);

@@ -10,6 +10,8 @@ export interface ModelHubSettings {
   readonly endpoint?: string;
   /** The Hugging Face token for gated models (`HF_TOKEN`). */
   readonly token?: string;
+  /** The OpenJarvis home, whose `runtime` folder holds node-llama-cpp when it is not beside openjarvis. */
+  readonly home?: string;
 }
 
 /**
@@ -25,6 +27,7 @@ export function modelHubSettings(
   const token = env.HF_TOKEN?.trim();
   return {
     modelsDir: config?.engine.modelsDir ?? defaultModelsDir(),
+    ...(config === undefined ? {} : { home: config.home }),
     ...(endpoint ? { endpoint } : {}),
     ...(token ? { token } : {}),
   };

@@ -15,6 +15,8 @@ export interface RunCliOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly stdin?: string;
   readonly cwd?: string;
+  /** The CLI entry to run (default the test build's). */
+  readonly cli?: string;
   /** Killed (SIGKILL) after this long; default 20 s. */
   readonly timeoutMs?: number;
 }
@@ -22,7 +24,7 @@ export interface RunCliOptions {
 /** Spawns the built `jarvis` with `args`, feeds stdin, and resolves when it exits. */
 export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+    const child = spawn(process.execPath, [options.cli ?? BUILT_CLI, ...args], {
       cwd: options.cwd ?? process.cwd(),
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
