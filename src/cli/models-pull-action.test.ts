@@ -44,6 +44,7 @@ describe('formatTimeLeft', () => {
     expect(formatTimeLeft(185_000)).toBe('3m 05s left');
     expect(formatTimeLeft(3_720_000)).toBe('1h 02m left');
     expect(formatTimeLeft(-1)).toBe('time left unknown');
+    expect(formatTimeLeft(840 * 3_600_000)).toBe('time left unknown');
   });
 });
 

@@ -127,9 +127,13 @@ export function formatPullProgress(
   return `${amount}${rate}  ${formatTimeLeft(progress.estimatedTimeLeftMs)}`;
 }
 
-/** `45s left`, `3m 05s left`, `1h 02m left`, or `time left unknown`. */
+/** Longer than this is a guess from the first few bytes (ipull then says hundreds of hours), not an estimate. */
+const MAX_SHOWN_TIME_LEFT_MS = 48 * 3_600_000;
+
+/** `45s left`, `3m 05s left`, `1h 02m left`, or `time left unknown` (also while the estimate is wild). */
 export function formatTimeLeft(timeLeftMs: number): string {
-  if (!Number.isFinite(timeLeftMs) || timeLeftMs < 0) return 'time left unknown';
+  if (!Number.isFinite(timeLeftMs) || timeLeftMs < 0 || timeLeftMs > MAX_SHOWN_TIME_LEFT_MS)
+    return 'time left unknown';
   const seconds = Math.ceil(timeLeftMs / 1000);
   if (seconds < 60) return `${seconds}s left`;
   const minutes = Math.floor(seconds / 60);
