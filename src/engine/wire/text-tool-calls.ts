@@ -643,3 +643,56 @@ function joinPieces(pieces: readonly string[]): string {
   }
   return parts.join('');
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared with the per-family readers of ./formats/
+
+/**
+ * Reads one JSON value leniently (single quotes, trailing commas, Python `True`/`None`) starting at `start`
+ * (leading space skipped), not past `limit`; `undefined` when no value starts there. Linear time, never throws.
+ */
+export function readLenientJson(
+  text: string,
+  start = 0,
+  limit: number = text.length,
+): { readonly value: unknown; readonly end: number } | undefined {
+  try {
+    return readValue(text, start, Math.min(limit, text.length), 0);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Arguments as a JSON object text: an object as is, a string holding a (lenient) JSON object re-serialised,
+ * nothing as `{}`; `undefined` for anything else (a list, a number, text that is not an object).
+ */
+export function argumentsText(raw: unknown): string | undefined {
+  try {
+    return normaliseArguments(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Python-style calls `name(a=1, b='x')` or a list `[f(a=1), g()]` at `start`, as Llama 3.2 and LFM2 write them;
+ * only names in `offered` count. `undefined` when there is no such call (or list) there.
+ */
+export function readPythonStyleCalls(
+  text: string,
+  start: number,
+  limit: number,
+  offered: ReadonlySet<string>,
+):
+  | {
+      readonly value: readonly { name: string; arguments: string; id: string | undefined }[];
+      readonly end: number;
+    }
+  | undefined {
+  try {
+    return readPythonCalls(text, start, Math.min(limit, text.length), offered);
+  } catch {
+    return undefined;
+  }
+}
