@@ -15,6 +15,7 @@ import {
 } from '../engine/index.js';
 import {
   defaultModelsDir,
+  type EmbeddedRunSettings,
   type EngineSettings,
   engineAddress,
   OPENAI_API_BASE_URL,
@@ -42,7 +43,10 @@ export async function createEngine(
   settings: EngineSettings = {},
 ): Promise<InferenceEngine> {
   if (key === 'embedded')
-    return new EmbeddedLlamaEngine({ modelPath: await resolveModelPath(settings) });
+    return new EmbeddedLlamaEngine({
+      modelPath: await resolveModelPath(settings),
+      ...definedOnly(settings.embedded ?? {}),
+    });
   return createServerEngine(key, settings);
 }
 
@@ -99,6 +103,16 @@ export function unknownEngineError(
       `Unknown engine '${shown}'${context.where ?? ''}. Available: ${available.join(', ')}.` +
       `${didYouMean(key, available)}${context.advice ?? ''}`,
   });
+}
+
+/** The fields of `settings` that are set (the engine's options take no explicit `undefined`). */
+function definedOnly(settings: EmbeddedRunSettings): {
+  gpu?: boolean;
+  threads?: number;
+  contextSize?: number;
+  chatWrapper?: string;
+} {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
 }
 
 /** The unknown-key error of `createEngine`, naming the built-in keys and the closest one. */

@@ -28,12 +28,26 @@ export interface EngineSettings {
   readonly modelPath?: string;
   /** Folder searched for a GGUF file when no model path is given (default `~/.openjarvis/models`). */
   readonly modelsDir?: string;
+  /** How the embedded engine runs; each unset field is the engine's default (what the GGUF and machine say). */
+  readonly embedded?: EmbeddedRunSettings;
   /** First-byte timeout of HTTP engines (see `HttpEngineOptions.timeoutMs`). */
   readonly timeoutMs?: number;
   /** Receives every HTTP engine request as it finishes (for `--verbose`); entries hold no secrets. */
   readonly requestLog?: EngineRequestLogCallback;
   /** Read tool calls that local models write as text (default on, except for `openai`). */
   readonly textToolCalls?: boolean;
+}
+
+/** `[engine.embedded] gpu, threads, context_size, chat_wrapper`. */
+export interface EmbeddedRunSettings {
+  /** Offload to a GPU when one works (default true). */
+  readonly gpu?: boolean | undefined;
+  /** CPU threads (default all cores). */
+  readonly threads?: number | undefined;
+  /** Context size in tokens (default what fits, at most the trained length). */
+  readonly contextSize?: number | undefined;
+  /** Chat format: `auto` (the GGUF's template) or a node-llama-cpp wrapper name. */
+  readonly chatWrapper?: string | undefined;
 }
 
 /** The engine settings the environment gives: `OLLAMA_HOST`, `OPENAI_BASE_URL`, `OPENAI_API_KEY`. */

@@ -9,6 +9,7 @@ import {
 } from '../testing/index.js';
 import { registerBuiltinEngines } from './builtins.js';
 import { configFromToml, type JarvisConfig } from './config/index.js';
+import { selectEngine } from './engine-selection.js';
 import {
   createEngine,
   discoverEngines,
@@ -20,7 +21,7 @@ import {
   getEngine,
   sameServer,
 } from './engines.js';
-import { chooseEngine } from './system-engine.js';
+import { chooseEngine, engineSelectionOf } from './system-engine.js';
 
 /** An address on which nothing listens (the port was free a moment ago). */
 async function closedAddress(): Promise<string> {
@@ -370,5 +371,37 @@ describe('one selection: engines come from the registry', () => {
     const answer = await chosen.engine.generate([{ role: 'user', content: 'hi' }], { model: 'm' });
     expect(answer.content).toBe('there');
     await chosen.engine.close();
+  });
+});
+
+describe('the embedded engine from the config', () => {
+  it('runs with [engine.embedded] gpu, threads, context_size and chat_wrapper', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { writeTinyGguf } = await import('../testing/index.js');
+    const dir = await mkdtemp(join(tmpdir(), 'jarvis-embedded-settings-'));
+    const modelPath = join(dir, 'tiny.gguf');
+    await writeTinyGguf(modelPath);
+    const config = configFromToml(
+      `[engine.embedded]\nmodel_path = ${JSON.stringify(modelPath)}\ngpu = false\nthreads = 1\ncontext_size = 512\nchat_wrapper = "chatML"\n`,
+      join(dir, 'config.toml'),
+      { home: dir, cwd: dir, homeDir: dir },
+    ).config;
+    const { engine } = await selectEngine(engineSelectionOf({ config, engineKey: 'embedded' }));
+    try {
+      expect(engine).toBeInstanceOf(EmbeddedLlamaEngine);
+      const info = await (engine as EmbeddedLlamaEngine).load();
+      expect(info).toMatchObject({
+        gpu: false,
+        threads: 1,
+        contextSize: 512,
+        chatWrapper: 'chatML',
+        chatTemplateSource: 'config',
+      });
+    } finally {
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -29,6 +29,7 @@ export function engineSettingsOf(choice: EngineChoice): EngineSettings {
   return {
     hosts: engine.hosts,
     modelsDir: engine.modelsDir,
+    embedded: engine.embedded,
     ...(choice.baseUrl === undefined ? {} : { baseUrl: choice.baseUrl }),
     ...(engine.apiKey === undefined ? {} : { apiKey: engine.apiKey }),
     ...(engine.modelPath === undefined ? {} : { modelPath: engine.modelPath }),

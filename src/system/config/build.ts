@@ -69,6 +69,13 @@ function engineConfig(file: ConfigFile, where: PathContext) {
     modelPath: optionalHomePath(engine?.embedded?.model_path ?? intelligence?.model_path, where),
     /** Folder searched for GGUF files (`[engine.embedded] models_dir`, default `<home>/models`). */
     modelsDir: homePath(engine?.embedded?.models_dir, 'models', where),
+    /** How the embedded engine runs (`[engine.embedded] gpu, threads, context_size, chat_wrapper`). */
+    embedded: {
+      gpu: engine?.embedded?.gpu,
+      threads: engine?.embedded?.threads,
+      contextSize: engine?.embedded?.context_size,
+      chatWrapper: engine?.embedded?.chat_wrapper,
+    },
     /** Per-request timeout of HTTP engines in ms (`timeout_seconds`); undefined = engine default. */
     timeoutMs: timeoutSeconds === undefined ? undefined : milliseconds(timeoutSeconds),
   };

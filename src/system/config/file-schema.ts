@@ -84,7 +84,16 @@ const engineSection = table(
     sglang: serverTable('sglang'),
     lmstudio: serverTable('lmstudio'),
     openai: z.optional(table({ host: z.optional(url), api_key: z.optional(text()) })),
-    embedded: z.optional(table({ model_path: z.optional(text()), models_dir: z.optional(text()) })),
+    embedded: z.optional(
+      table({
+        model_path: z.optional(text()),
+        models_dir: z.optional(text()),
+        gpu: z.optional(flag),
+        threads: z.optional(wholeNumber({ min: 1 })),
+        context_size: z.optional(wholeNumber({ min: 1 })),
+        chat_wrapper: z.optional(text()),
+      }),
+    ),
   },
   z.superRefine(checkCustomEngines, { when: () => true }),
 );

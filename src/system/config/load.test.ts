@@ -50,6 +50,12 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
       apiKey: undefined,
       modelPath: undefined,
       modelsDir: join(home, 'models'),
+      embedded: {
+        gpu: undefined,
+        threads: undefined,
+        contextSize: undefined,
+        chatWrapper: undefined,
+      },
       timeoutMs: undefined,
     },
     agent: {
@@ -118,6 +124,10 @@ api_key = "sk-test"
 [engine.embedded]
 model_path = "models/tiny.gguf"
 models_dir = "~/gguf"
+gpu = false
+threads = 3
+context_size = 2048
+chat_wrapper = "chatML"
 
 [agent]
 default_agent = "orchestrator"
@@ -200,6 +210,7 @@ describe('configFromToml', () => {
         apiKey: 'sk-test',
         modelPath: join(HOME, 'models/tiny.gguf'),
         modelsDir: join(HOME_DIR, 'gguf'),
+        embedded: { gpu: false, threads: 3, contextSize: 2048, chatWrapper: 'chatML' },
         timeoutMs: 2500,
       },
       agent: {

@@ -57,6 +57,10 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # A GGUF model run in-process by node-llama-cpp. Unset: the first .gguf file in models_dir.
 # model_path = "~/models/model.gguf"
 # models_dir = "models"
+# gpu = true               # offload to a GPU when one works
+# threads = 8              # default: all cores
+# context_size = 8192      # default: what fits in memory, at most the model's trained length
+# chat_wrapper = "auto"    # the GGUF's own chat template; or a node-llama-cpp wrapper name
 
 [agent]
 # Agent used when none is named: simple, orchestrator, react, ... (or one an import registers).
