@@ -2,6 +2,8 @@
 // Usage: npm run bench [-- --quick]
 import { agentRunSuites } from './agent.bench.js';
 import { cliStartupReport } from './cli.bench.js';
+import { downloadBench } from './download.bench.js';
+import { embeddedBench } from './embedded.bench.js';
 import { engineRoundTripSuite } from './engine.bench.js';
 import { type BenchSuite, formatTable, measureSuite } from './harness.js';
 import { memoryBenchSuite } from './memory.bench.js';
@@ -61,3 +63,6 @@ try {
 }
 
 console.log(`${await cliStartupReport({ samples: quick ? 5 : 30 })}\n`);
+
+console.log(`${await embeddedBench({ quick })}\n`);
+console.log(`${await downloadBench({ quick })}\n`);

@@ -269,7 +269,7 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
         maxTokens: options.maxTokens ?? runtime.context.contextSize,
         signal: call.signal,
         onResponseChunk: (chunk) => {
-          markFirstToken();
+          if (chunk.text !== '') markFirstToken();
           forwardChunk(chunk, call.onDelta);
         },
         onFunctionCallParamsChunk: markFirstToken,
