@@ -21,6 +21,11 @@ export interface ScriptedModelHubOptions {
   readonly files: readonly ScriptedHubFile[];
   /** Answer `resolve/` with a 302 to a separate content path, as the real hub does (default true). */
   readonly redirect?: boolean;
+  /**
+   * Limit the bytes of file bodies sent per second, over all connections together (a link of that speed);
+   * default unlimited.
+   */
+  readonly bytesPerSecond?: number;
   /** Serve files only to `Authorization: Bearer <token>` (else 401, as the hub answers for a gated model). */
   readonly requiredToken?: string;
 }
@@ -77,6 +82,9 @@ class Hub implements ScriptedModelHub {
   readonly #redirect: boolean;
   readonly #server: Server;
   readonly #requiredToken: string | undefined;
+  readonly #bytesPerSecond: number | undefined;
+  /** When the shared link is free again (ms, `performance.now()`), for `bytesPerSecond`. */
+  #linkFreeAtMs = 0;
   #cutAfterBytes: number | undefined;
   #stallAfterBytes: number | undefined;
 
@@ -87,6 +95,7 @@ class Hub implements ScriptedModelHub {
     }));
     this.#redirect = options.redirect ?? true;
     this.#requiredToken = options.requiredToken;
+    this.#bytesPerSecond = options.bytesPerSecond;
     this.#server = createServer((request, response) => this.#handle(request, response));
   }
 
@@ -187,18 +196,39 @@ class Hub implements ScriptedModelHub {
     this.#writeBody(response, file.content.subarray(start, endByte + 1), range !== undefined);
   }
 
+  /** Sends `body` in slices no faster than the shared link allows. */
+  #writePaced(response: ServerResponse, body: Uint8Array, bytesPerSecond: number): void {
+    let offset = 0;
+    const next = (): void => {
+      if (response.destroyed) return;
+      if (offset >= body.length) return void response.end();
+      const slice = body.subarray(offset, offset + PACED_SLICE_BYTES);
+      offset += slice.length;
+      const now = performance.now();
+      const startMs = Math.max(now, this.#linkFreeAtMs);
+      this.#linkFreeAtMs = startMs + (slice.length / bytesPerSecond) * 1000;
+      setTimeout(() => response.write(slice, next), startMs - now);
+    };
+    next();
+  }
+
   #writeBody(response: ServerResponse, body: Uint8Array, ranged: boolean): void {
     const stall = this.#stallAfterBytes;
     if (ranged && stall !== undefined && stall < body.length)
       return void response.write(body.subarray(0, stall));
     const cut = this.#cutAfterBytes;
-    if (!ranged || cut === undefined || cut >= body.length) return void response.end(body);
+    if (!ranged || cut === undefined || cut >= body.length) {
+      if (this.#bytesPerSecond === undefined) return void response.end(body);
+      return void this.#writePaced(response, body, this.#bytesPerSecond);
+    }
     this.#cutAfterBytes = undefined;
     response.write(body.subarray(0, cut), () => {
       setImmediate(() => response.socket?.destroy());
     });
   }
 }
+
+const PACED_SLICE_BYTES = 1024 * 1024;
 
 function hubHeaders(file: ServedFile): Record<string, string> {
   return {
