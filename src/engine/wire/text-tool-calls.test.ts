@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPlainObject, type ToolCall } from '../../core/index.js';
@@ -254,7 +255,9 @@ describe('extractTextToolCalls: a reply that is only a call', () => {
     expect(
       extract('[{"name": "calculator", "arguments": {}}, {"name": "Bob", "arguments": {}}]'),
     ).toBeUndefined();
-    expect(extract('Here is the call: {"name": "calculator", "arguments": {}}')).toBeUndefined();
+    // In the middle of a sentence a call is an example (before issue 16 every call in prose was refused;
+    // `Here is the call: {…}` now counts, see the prose tests below).
+    expect(extract('Send {"name": "calculator", "arguments": {}} to the API.')).toBeUndefined();
   });
 
   it('finds nothing in prose, and nothing when no tools are offered', () => {
@@ -337,5 +340,248 @@ describe('extractTextToolCalls: ids and robustness', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 300 }), wellFormed), {
       numRuns: 2000,
     });
+  });
+});
+
+describe('extractTextToolCalls: Mistral v11+ without the [ARGS] token', () => {
+  it('reads `[TOOL_CALLS]name{…}`, alone, after prose and several in a row', () => {
+    expect(extract('[TOOL_CALLS]get_weather{"city": "Kraków", "days": 2}')).toEqual({
+      content: '',
+      toolCalls: [call('get_weather', '{"city":"Kraków","days":2}')],
+    });
+    expect(extract('Sure thing.[TOOL_CALLS]calculator{"expression": "6*7"}')).toEqual({
+      content: 'Sure thing.',
+      toolCalls: [call('calculator', '{"expression":"6*7"}')],
+    });
+    const two =
+      '[TOOL_CALLS]calculator{"expression": "1+1"}[TOOL_CALLS]think {"thought": "line one\\nline two"}</s>';
+    expect(extract(two)?.toolCalls).toEqual([
+      call('calculator', '{"expression":"1+1"}', 't1'),
+      call('think', '{"thought":"line one\\nline two"}', 't2'),
+    ]);
+  });
+
+  it('keeps nested objects and braces inside strings, and prose before the marker', () => {
+    const text =
+      'a{b[TOOL_CALLS]think{"thought": "use re.compile(r\'{}\') here", "meta": {"tags": ["x", {"y": null}]}}';
+    expect(extract(text)).toEqual({
+      content: 'a{b',
+      toolCalls: [
+        call(
+          'think',
+          '{"thought":"use re.compile(r\'{}\') here","meta":{"tags":["x",{"y":null}]}}',
+        ),
+      ],
+    });
+  });
+
+  it('finds no call in a bare name, truncated arguments, an unknown name or plain text', () => {
+    expect(extract('[TOOL_CALLS]think')).toBeUndefined();
+    expect(extract('[TOOL_CALLS]think{"thought": "cut off here')).toBeUndefined();
+    expect(extract('[TOOL_CALLS]rm_rf{"path": "/"}')).toBeUndefined();
+    expect(extract('[TOOL_CALLS] this is not a call at all')).toBeUndefined();
+  });
+
+  it('keeps a [TOOL_CALLS] marker whose block does not parse visible next to a call that does', () => {
+    const text = '[TOOL_CALLS]think[TOOL_CALLS]calculator{"expression": "2+2"}';
+    expect(extract(text)).toEqual({
+      content: '[TOOL_CALLS]think',
+      toolCalls: [call('calculator', TWO_PLUS_TWO)],
+    });
+  });
+});
+
+describe('extractTextToolCalls: pythonic lists next to prose', () => {
+  it('reads a list that ends the reply after prose, or starts it before prose', () => {
+    expect(extract("I'll check that: [get_weather(city='Zürich', unit='celsius')]")).toEqual({
+      content: "I'll check that:",
+      toolCalls: [call('get_weather', '{"city":"Zürich","unit":"celsius"}')],
+    });
+    expect(extract("[get_weather(city='Lima')] Then I will summarise it.")).toEqual({
+      content: 'Then I will summarise it.',
+      toolCalls: [call('get_weather', '{"city":"Lima"}')],
+    });
+  });
+
+  it('reads two lists at the edges of the reply, and a list on its own line', () => {
+    const edges = "[get_weather(city='Oslo')] and then [calculator(expression='3*3')]";
+    expect(extract(edges)).toEqual({
+      content: 'and then',
+      toolCalls: [
+        call('get_weather', '{"city":"Oslo"}', 't1'),
+        call('calculator', '{"expression":"3*3"}', 't2'),
+      ],
+    });
+    const ownLine =
+      "Let me look.\n[think(thought='multi\\nline', notes={'a': [1, 2], 'b': {'c': None}})]\nBack soon.";
+    expect(extract(ownLine)).toEqual({
+      content: 'Let me look.\nBack soon.',
+      toolCalls: [call('think', '{"thought":"multi\\nline","notes":{"a":[1,2],"b":{"c":null}}}')],
+    });
+  });
+
+  it('refuses a list inside a sentence, in a fence, in inline code, with an unknown name, or cut off', () => {
+    const refused = [
+      "You could run [get_weather(city='Rome')] to see it.",
+      "The format is:\n```python\n[get_weather(city='Rome')]\n```\nThat is all.",
+      "Write `[get_weather(city='Rome')]` to ask.",
+      "Calling: [get_weather(city='Rome'), launch(missiles=True)]",
+      "Calling: [get_weather(city='Rome'",
+    ];
+    for (const text of refused) expect(extract(text), text).toBeUndefined();
+  });
+
+  it('keeps the good entries of a list with a bad one', () => {
+    expect(extract("[bad(x=b'z'), get_weather(city='SF')]")).toEqual({
+      content: '',
+      toolCalls: [call('get_weather', '{"city":"SF"}')],
+    });
+    expect(extract("Doing: [calculator(1+1), get_weather(city='SF')]")).toEqual({
+      content: 'Doing:',
+      toolCalls: [call('get_weather', '{"city":"SF"}')],
+    });
+    expect(extract("[get_weather(city=b'x'), calculator(expression=f(2))]")).toBeUndefined();
+    expect(extract('[get_weather(city=1])]')).toBeUndefined();
+  });
+});
+
+describe('extractTextToolCalls: Llama-style JSON next to prose', () => {
+  it('reads a call between sentences and keeps the prose', () => {
+    const text =
+      'Here is the result: {"name": "think", "parameters": {}} Would you like to know more?';
+    expect(extract(text)).toEqual({
+      content: 'Here is the result: Would you like to know more?',
+      toolCalls: [call('think', '{}')],
+    });
+  });
+
+  it('reads `;`-separated calls in prose, a call on its own line, and a list', () => {
+    const text =
+      'Running both.\n{"name": "calculator", "parameters": {"expression": "2+2"}}; {"name": "get_weather", "arguments": {"city": "東京"}}\nDone soon.';
+    expect(extract(text)).toEqual({
+      content: 'Running both.\nDone soon.',
+      toolCalls: [
+        call('calculator', TWO_PLUS_TWO, 't1'),
+        call('get_weather', '{"city":"東京"}', 't2'),
+      ],
+    });
+    const list = 'Okay. [{"name": "think", "arguments": {"thought": "a {b} [c]"}}]';
+    expect(extract(list)?.toolCalls).toEqual([call('think', '{"thought":"a {b} [c]"}')]);
+  });
+
+  it('finds a valid call after invalid JSON, and keeps later braces in the prose', () => {
+    const invalid =
+      '{"name": "think", "parameters": {{"name": "think", "parameters": {"thought": "x"}}';
+    expect(extract(invalid)?.toolCalls).toEqual([call('think', '{"thought":"x"}')]);
+    const trailing =
+      '{"name": "calculator", "parameters": {"expression": "2+2"}} I passed {expression} and {"expression": "2+2"}';
+    expect(extract(trailing)).toEqual({
+      content: 'I passed {expression} and {"expression": "2+2"}',
+      toolCalls: [call('calculator', TWO_PLUS_TWO)],
+    });
+  });
+
+  it('refuses JSON in a sentence, in fences or inline code, without arguments, in data, or unknown', () => {
+    const refused = [
+      'You can call {"name": "think", "arguments": {}} whenever you like.',
+      'Example:\n```json\n{"name": "think", "arguments": {}}\n```\nThat is the format.',
+      'Use `{"name": "think", "arguments": {}}` for it.',
+      'Here: {"name": "think"}',
+      'Result: {"data": {"name": "think", "arguments": {}}}',
+      'Result: {"name": "think", "arguments": {}, "note": "x"}',
+      'Here: {"name": "delete_all", "arguments": {}}',
+      'Here: {"name": "think", "arguments": {"thought": "unterminated}',
+    ];
+    for (const text of refused) expect(extract(text), text).toBeUndefined();
+  });
+
+  it('counts `{"name": "x"}` as a call only when it is the whole reply (a tool without parameters)', () => {
+    expect(extract('{"name": "think"}')?.toolCalls).toEqual([call('think', '{}')]);
+    expect(extract('{"name": "think"}', ['calculator'])).toBeUndefined();
+  });
+});
+
+describe('extractTextToolCalls: never throws, linear time', () => {
+  const MARKERS = [
+    '<tool_call>',
+    '</tool_call>',
+    '[TOOL_CALLS]',
+    '[ARGS]',
+    '[CALL_ID]',
+    '<|python_tag|>',
+    '<|tool_call|>',
+    'functools',
+    '<|eot_id|>',
+    '```',
+    '`',
+    '{',
+    '}',
+    '[',
+    ']',
+    '(',
+    ')',
+    '"',
+    "'",
+    ':',
+    ';',
+    ',',
+    '\n',
+    '\\',
+    'calculator',
+    'get_weather(',
+    '{"name": "think", "arguments": {',
+  ];
+  const VALID = [
+    'Here: {"name": "calculator", "parameters": {"expression": "2+2"}} Bye.',
+    "Sure: [get_weather(city='Oslo'), think(thought='x')]",
+    '[TOOL_CALLS]get_weather{"city": "Paris"}',
+    '<tool_call>{"name": "think", "arguments": {}}</tool_call>',
+  ];
+
+  it('never throws on random strings or marker splices into valid replies', () => {
+    const splices = fc
+      .tuple(
+        fc.constantFrom(...VALID),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom(...MARKERS)), { maxLength: 6 }),
+      )
+      .map(([reply, edits]) =>
+        edits.reduce((text, [at, marker]) => {
+          const index = at % (text.length + 1);
+          return text.slice(0, index) + marker + text.slice(index);
+        }, reply),
+      );
+    const anything = fc.oneof(splices, fc.string({ unit: 'binary', maxLength: 200 }));
+    fc.assert(
+      fc.property(anything, (text) => {
+        const result = extractTextToolCalls(text, OFFERED);
+        for (const toolCall of result?.toolCalls ?? []) {
+          expect(isPlainObject(JSON.parse(toolCall.arguments))).toBe(true);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('answers 200 KB of adversarial text within a loose bound', () => {
+    const size = 200_000;
+    const build = fc.array(fc.constantFrom(...MARKERS), { minLength: 1, maxLength: 8 });
+    const patterns = [
+      ...fc.sample(build, { numRuns: 12, seed: 16 }).map((parts) => parts.join('')),
+      '{"name": "think", "parameters": {',
+      '{"a": "',
+      "[get_weather(city='",
+      '[think(a=1), ',
+      'x {"name": "think", "arguments": {}} y ',
+      "Then [think(thought='x')] later ",
+      '[TOOL_CALLS]think',
+      '{"k": [1, {"k": [1, ',
+    ];
+    for (const pattern of patterns) {
+      const text = pattern.repeat(Math.ceil(size / pattern.length));
+      const started = performance.now();
+      extractTextToolCalls(text, OFFERED);
+      // About 20 ms on a quiet machine; ×10 for a loaded one.
+      expect(performance.now() - started, pattern).toBeLessThan(2000);
+    }
   });
 });

@@ -15,11 +15,12 @@ export interface TextToolCalls {
 
 /**
  * Finds tool calls that a model wrote into its answer text instead of the structured field: Hermes / Qwen
- * `<tool_call>` blocks, Llama 3.1 `<|python_tag|>`, Mistral `[TOOL_CALLS]` (JSON list or `name[ARGS]{…}`),
- * Granite `<|tool_call|>`, Phi-4 `functools[…]`, and a reply that is nothing but a call: a JSON object or
- * list (optionally in a ```json fence, `arguments` or `parameters`, OpenAI's `function` shape included) or
- * Llama 3.2's pythonic `[name(a=1)]`. Only names in `offeredToolNames` count; arguments become JSON object
- * text. JSON is read leniently (single quotes, trailing commas, Python `True`/`None`), in linear time.
+ * `<tool_call>` blocks, Llama 3.1 `<|python_tag|>`, Mistral `[TOOL_CALLS]` (JSON list, `name[ARGS]{…}` or
+ * `name{…}`), Granite `<|tool_call|>`, Phi-4 `functools[…]`, a reply that is nothing but a call (a JSON
+ * object or list, optionally in a ```json fence, `arguments` or `parameters`, OpenAI's `function` shape
+ * included, or Llama 3.2's pythonic `[name(a=1)]`), and such calls standing next to prose (see
+ * `readProseCalls`). Only names in `offeredToolNames` count; arguments become JSON object text. JSON is read
+ * leniently (single quotes, trailing commas, Python `True`/`None`), in linear time.
  * Returns `undefined` when nothing names an offered tool; never throws on any text.
  */
 export function extractTextToolCalls(
@@ -71,7 +72,8 @@ function findCalls(text: string, offered: Offered): Found | undefined {
   }
   if (calls.length > 0) return { content, calls };
   const whole = readWholeReply(text, offered);
-  return whole === undefined ? undefined : { content: '', calls: whole };
+  if (whole !== undefined) return { content: '', calls: whole };
+  return readProseCalls(text, offered);
 }
 
 function assignIds(calls: readonly Candidate[], generateId = defaultId): ToolCall[] {
@@ -146,7 +148,7 @@ function extractMarked(text: string, format: MarkedFormat, offered: Offered): Fo
 function hermesReader(text: string, offered: Offered): MarkedReader {
   const nextClose = createFinder(text, HERMES_CLOSE);
   return (start, limit) => {
-    const sequence = readCallSequence(text, start, limit, offered, false);
+    const sequence = readCallSequence(text, start, limit, offered, 'marked');
     if (sequence === undefined) return undefined;
     const close = nextClose(sequence.end);
     const closed = close !== -1 && close + HERMES_CLOSE.length <= limit;
@@ -157,13 +159,18 @@ function hermesReader(text: string, offered: Offered): MarkedReader {
 /** JSON values (or Llama's `name.call(a=1)`) separated by `;`, then an optional end-of-turn token. */
 function sequenceReader(text: string, offered: Offered): MarkedReader {
   return (start, limit) => {
-    const sequence = readCallSequence(text, start, limit, offered, false);
+    const sequence = readCallSequence(text, start, limit, offered, 'marked');
     if (sequence === undefined) return undefined;
     return { value: sequence.value, end: skipEndToken(text, sequence.end, limit) };
   };
 }
 
-/** `[TOOL_CALLS] [{…}]`, `[TOOL_CALLS][{…}]`, and `[TOOL_CALLS]name[ARGS]{…}` (with an optional `[CALL_ID]id`). */
+/**
+ * `[TOOL_CALLS] [{…}]`, `[TOOL_CALLS][{…}]`, `[TOOL_CALLS]name[ARGS]{…}` (with an optional `[CALL_ID]id`), and
+ * `[TOOL_CALLS]name{…}`: the v11+ form as servers show it when `[ARGS]` is a control token they strip (vLLM's
+ * Mistral parser splits the name off at the first `{`). Every call has its own `[TOOL_CALLS]`; a name with no
+ * `{…}` after it (`[TOOL_CALLS]name`) or arguments cut off by the end of the output are no call.
+ */
 function mistralReader(text: string, offered: Offered): MarkedReader {
   const readSequence = sequenceReader(text, offered);
   return (start, limit) => {
@@ -189,14 +196,22 @@ function readMistralNamedCall(
   if (name === undefined || !offered.has(name.value[0])) return undefined;
   const callId = matchSticky(MISTRAL_CALL_ID, text, name.end, limit);
   const argsAt = callId?.end ?? name.end;
-  if (!text.startsWith('[ARGS]', argsAt) || argsAt + 6 > limit) return undefined;
-  const args = readValue(text, argsAt + 6, limit, 0);
+  const valueAt = mistralArgumentsStart(text, argsAt, limit);
+  if (valueAt === undefined) return undefined;
+  const args = readValue(text, valueAt, limit, 0);
   const normalised = args === undefined ? undefined : normaliseArguments(args.value);
   if (args === undefined || normalised === undefined) return undefined;
   return {
     value: { name: name.value[0], arguments: normalised, id: callId?.value[1] },
     end: args.end,
   };
+}
+
+/** Where the arguments start: after `[ARGS]`, or at a `{` right after the name when the token was stripped. */
+function mistralArgumentsStart(text: string, index: number, limit: number): number | undefined {
+  if (text.startsWith('[ARGS]', index) && index + 6 <= limit) return index + 6;
+  const brace = skipSpace(text, index, limit);
+  return brace < limit && text.charAt(brace) === '{' ? brace : undefined;
 }
 
 function skipEndToken(text: string, index: number, limit: number): number {
@@ -217,12 +232,12 @@ function readWholeReply(text: string, offered: Offered): Candidate[] | undefined
   try {
     parsed = JSON.parse(inner);
   } catch {
-    const sequence = readCallSequence(inner, 0, inner.length, offered, true);
+    const sequence = readCallSequence(inner, 0, inner.length, offered, 'whole');
     if (sequence === undefined) return undefined;
     const rest = skipSeparators(inner, sequence.end, inner.length);
     return rest === inner.length ? [...sequence.value] : undefined;
   }
-  return callsFromValue(parsed, offered, true);
+  return callsFromValue(parsed, offered, 'whole');
 }
 
 /** Trims the reply, drops end-of-turn tokens after it, and takes it out of a ``` fence. */
@@ -245,6 +260,222 @@ function endTokenOf(text: string): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Calls standing next to prose
+
+/**
+ * Calls written into prose without a marker. A reply holds such text for other reasons too (an example, data),
+ * so each must look sure, outside ``` fences and `inline code`:
+ * - JSON (`{"name": …, "arguments"|"parameters": …}`, `;`-separated or in a list; only call keys, an offered
+ *   name, an arguments key) must stand between sentences: nothing or `:` `.` `!` `?` before it on its line,
+ *   and nothing, a new sentence or end punctuation after it (Llama 3.x: `Here is the result: {…} Would you…`);
+ * - a pythonic list (`[f(a=1), g()]`, every name offered) must start or end the reply or have its own line.
+ * An object that does not parse does not hide a call after it; the prose around cut-out calls is kept.
+ */
+function readProseCalls(text: string, offered: Offered): Found | undefined {
+  const scan = createProseScan(text);
+  const nextBrace = createFinder(text, '{');
+  const nextBracket = createFinder(text, '[');
+  const pieces: string[] = [];
+  const calls: Candidate[] = [];
+  let copied = 0;
+  let search = 0;
+  let broken: Broken | undefined;
+  for (;;) {
+    const at = firstHit(nextBrace(search), nextBracket(search));
+    if (at === -1) break;
+    const from = broken !== undefined && broken.resumeAt === at ? broken.start : at;
+    const found = readProseCandidate(text, at, from, offered, scan);
+    broken = found.failed ? { start: from, resumeAt: found.next } : undefined;
+    search = found.next;
+    if (found.calls === undefined) continue;
+    pieces.push(text.slice(copied, at));
+    for (const call of found.calls) calls.push(call);
+    copied = found.next;
+  }
+  if (calls.length === 0) return undefined;
+  pieces.push(text.slice(copied));
+  return { content: joinPieces(pieces), calls };
+}
+
+/** A read that failed from `start`; a call found where it stopped stands where the broken text started. */
+interface Broken {
+  readonly start: number;
+  readonly resumeAt: number;
+}
+
+function firstHit(first: number, second: number): number {
+  if (first === -1) return second;
+  return second === -1 ? first : Math.min(first, second);
+}
+
+/** The calls found at one `{` or `[` (none when it holds no call that stands right), and where to search on. */
+interface ProseRead {
+  readonly calls: readonly Candidate[] | undefined;
+  readonly next: number;
+  /** Nothing could be read there. */
+  readonly failed: boolean;
+}
+
+/** Reads at `at`; `from` is where the text it stands in starts (before broken text that ran into it). */
+function readProseCandidate(
+  text: string,
+  at: number,
+  from: number,
+  offered: Offered,
+  scan: ProseScan,
+): ProseRead {
+  if (scan.inFence(at) || text.charAt(at - 1) === '`') {
+    return { calls: undefined, next: at + 1, failed: false };
+  }
+  readReach = at;
+  const json = text.charAt(at) === '{' || text.charAt(skipSpace(text, at + 1, text.length)) === '{';
+  const read = json ? readProseJson(text, at, offered) : readProsePython(text, at, offered);
+  // A read that fails resumes the search where it stopped looking: linear, and a valid call after an
+  // invalid object (`{"name": "f", "parameters": {{"name": "f", …}}`) is still found.
+  if (read === undefined)
+    return { calls: undefined, next: Math.max(at + 1, readReach), failed: true };
+  const placed = json ? scan.betweenSentences(from, read.end) : scan.standsAlone(from, read.end);
+  const calls = placed && text.charAt(read.end) !== '`' ? read.value : undefined;
+  return { calls, next: read.end, failed: false };
+}
+
+/** JSON calls at `at` and any more after `;`; the value (not a call, or no calls) still moves the search on. */
+function readProseJson(
+  text: string,
+  at: number,
+  offered: Offered,
+): Read<Candidate[] | undefined> | undefined {
+  const first = readValue(text, at, text.length, 0);
+  if (first === undefined) return undefined;
+  const calls = callsFromValue(first.value, offered, 'prose');
+  if (calls === undefined) return { value: undefined, end: first.end };
+  let end = first.end;
+  for (;;) {
+    const separator = skipSpace(text, end, text.length);
+    if (text.charAt(separator) !== ';') break;
+    const next = readValue(text, separator + 1, text.length, 0);
+    const more = next === undefined ? undefined : callsFromValue(next.value, offered, 'prose');
+    if (next === undefined || more === undefined) break;
+    for (const call of more) calls.push(call);
+    end = next.end;
+  }
+  return { value: calls, end };
+}
+
+/** A pythonic list at `at`; it counts when every name in it is offered (entries that do not parse are left out). */
+function readProsePython(
+  text: string,
+  at: number,
+  offered: Offered,
+): Read<readonly Candidate[] | undefined> | undefined {
+  const list = readPythonList(text, at, text.length, offered);
+  if (list === undefined) return undefined;
+  const { calls, unknownName } = list.value;
+  return { value: calls.length > 0 && !unknownName ? calls : undefined, end: list.end };
+}
+
+/** Where a candidate stands in the reply; asked about positions that only move forward. */
+interface ProseScan {
+  /** Inside a ``` fence (one left open runs to the end). */
+  readonly inFence: (at: number) => boolean;
+  /** Nothing or the end of a sentence before `start` on its line; nothing or a new sentence after `end`. */
+  readonly betweenSentences: (start: number, end: number) => boolean;
+  /** Starts the reply, ends it (before end-of-turn tokens), or is alone on its line. */
+  readonly standsAlone: (start: number, end: number) => boolean;
+}
+
+const SENTENCE_ENDS = new Set([':', '.', '!', '?', '\uff1a', '\u3002', '\uff01', '\uff1f']);
+/** After a call, these continue the sentence it stands in. */
+const SENTENCE_GOES_ON = /[\p{Ll}\p{N},;(`'"]/u;
+
+function createProseScan(text: string): ProseScan {
+  const inFence = createFenceTest(text);
+  const lineStartOf = createLineStarts(text);
+  const first = skipSpace(text, 0, text.length);
+  const last = contentEnd(text);
+  const aloneBefore = (start: number) => lastNonSpace(text, start, lineStartOf(start)) === -1;
+  return {
+    inFence,
+    betweenSentences: (start, end) => {
+      const before = lastNonSpace(text, start, lineStartOf(start));
+      return (before === -1 || SENTENCE_ENDS.has(text.charAt(before))) && startsSentence(text, end);
+    },
+    standsAlone: (start, end) =>
+      start === first || end >= last || (aloneBefore(start) && lineEndsAt(text, end)),
+  };
+}
+
+/** Tests whether positions (only moving forward) lie inside a ``` fence. */
+function createFenceTest(text: string): (at: number) => boolean {
+  const spans: (readonly [number, number])[] = [];
+  for (let open = text.indexOf('```'); open !== -1; ) {
+    const close = text.indexOf('```', open + 3);
+    spans.push([open, close === -1 ? text.length : close + 3]);
+    open = close === -1 ? -1 : text.indexOf('```', close + 3);
+  }
+  let span = 0;
+  return (at) => {
+    while (span < spans.length && (spans[span]?.[1] ?? 0) <= at) span += 1;
+    return span < spans.length && (spans[span]?.[0] ?? at + 1) <= at;
+  };
+}
+
+/** Finds the start of the line holding a position (positions only moving forward). */
+function createLineStarts(text: string): (at: number) => number {
+  const nextNewline = createFinder(text, '\n');
+  let start = 0;
+  return (at) => {
+    for (let newline = nextNewline(start); newline !== -1 && newline < at; ) {
+      start = newline + 1;
+      newline = nextNewline(start);
+    }
+    return start;
+  };
+}
+
+/** The last non-space index before `index` and not before `floor`, or -1. */
+function lastNonSpace(text: string, index: number, floor: number): number {
+  let at = index - 1;
+  while (at >= floor && isSpace(text.charCodeAt(at))) at -= 1;
+  return at >= floor ? at : -1;
+}
+
+function startsSentence(text: string, index: number): boolean {
+  const at = skipBlanks(text, index);
+  if (at >= text.length || lineEndsAt(text, at)) return true;
+  const char = text.charAt(at);
+  if (char === '.' || char === '!' || char === '?')
+    return lineEndsAt(text, at + 1) || isSpace(text.charCodeAt(at + 1));
+  return !SENTENCE_GOES_ON.test(char);
+}
+
+/** Only blanks, then the end of the line, of the text, or an end-of-turn token. */
+function lineEndsAt(text: string, index: number): boolean {
+  const at = skipBlanks(text, index);
+  if (at >= text.length) return true;
+  const char = text.charAt(at);
+  return char === '\n' || char === '\r' || END_TOKENS.some((token) => text.startsWith(token, at));
+}
+
+/** Skips spaces and tabs (not line breaks). */
+function skipBlanks(text: string, index: number): number {
+  let at = index;
+  while (at < text.length && (text.charAt(at) === ' ' || text.charAt(at) === '\t')) at += 1;
+  return at;
+}
+
+/** The end of the reply's content: before trailing space and end-of-turn tokens. */
+function contentEnd(text: string): number {
+  let end = text.length;
+  for (;;) {
+    while (end > 0 && isSpace(text.charCodeAt(end - 1))) end -= 1;
+    const token = END_TOKENS.find((candidate) => text.endsWith(candidate, end));
+    if (token === undefined) return end;
+    end -= token.length;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Calls from values
 
 /** Keys that name the tool, and keys that hold its arguments, in the order they are looked for. */
@@ -252,22 +483,26 @@ const NAME_KEYS = ['name', 'function', 'tool', 'tool_name'] as const;
 const ARGUMENT_KEYS = ['arguments', 'parameters', 'tool_input', 'args', 'input'] as const;
 
 /**
- * Reads calls until the text stops looking like one, skipping separators (`,`, `;`, fences) between them.
- * `strict` (a reply that is only calls) refuses objects with keys a call does not have.
+ * Where a call was written, which sets how sure a value must look: after a marker (`marked`) any object with
+ * an offered name is a call; a reply that is only calls (`whole`) refuses keys a call does not have; a call
+ * standing in prose (`prose`) must also have an arguments key.
  */
+type Place = 'marked' | 'whole' | 'prose';
+
+/** Reads calls until the text stops looking like one, skipping separators (`,`, `;`, fences) between them. */
 function readCallSequence(
   text: string,
   start: number,
   limit: number,
   offered: Offered,
-  strict: boolean,
+  place: Place,
 ): Read<readonly Candidate[]> | undefined {
   const calls: Candidate[] = [];
   let end = start;
   for (;;) {
     const index = skipSeparators(text, end, limit);
     if (index >= limit) break;
-    const read = readCalls(text, index, limit, offered, strict);
+    const read = readCalls(text, index, limit, offered, place);
     if (read === undefined) break;
     for (const call of read.value) calls.push(call);
     end = read.end;
@@ -280,27 +515,23 @@ function readCalls(
   index: number,
   limit: number,
   offered: Offered,
-  strict: boolean,
+  place: Place,
 ): Read<readonly Candidate[]> | undefined {
   const value = readValue(text, index, limit, 0);
   if (value === undefined) return readPythonCalls(text, index, limit, offered);
-  const calls = callsFromValue(value.value, offered, strict);
+  const calls = callsFromValue(value.value, offered, place);
   return calls === undefined ? undefined : { value: calls, end: value.end };
 }
 
 /** One call object, a list of them, or `{"tool_calls": [...]}`; all of them must be calls, or none count. */
-function callsFromValue(
-  value: unknown,
-  offered: Offered,
-  strict: boolean,
-): Candidate[] | undefined {
+function callsFromValue(value: unknown, offered: Offered, place: Place): Candidate[] | undefined {
   if (isPlainObject(value) && Array.isArray(value.tool_calls) && isToolCallsMessage(value)) {
-    return callsFromValue(value.tool_calls, offered, strict);
+    return callsFromValue(value.tool_calls, offered, place);
   }
   const items = Array.isArray(value) ? value : [value];
   const calls: Candidate[] = [];
   for (const item of items) {
-    const call = callFromObject(item, offered, strict);
+    const call = callFromObject(item, offered, place);
     if (call === undefined) return undefined;
     calls.push(call);
   }
@@ -316,17 +547,25 @@ function isToolCallsMessage(value: Record<string, unknown>): boolean {
   );
 }
 
-function callFromObject(value: unknown, offered: Offered, strict: boolean): Candidate | undefined {
+/**
+ * One call object. `{"name": "x"}` without an arguments key: vLLM's Llama parser says it is no call. We count
+ * it after a marker and as a whole reply (x offered, nothing else in the reply: a tool without parameters is
+ * called so, and such a reply has no other reading), but not inside prose, where a bare name is too weak a
+ * sign to invent a call from.
+ */
+function callFromObject(value: unknown, offered: Offered, place: Place): Candidate | undefined {
   if (!isPlainObject(value)) return undefined;
+  const strict = place !== 'marked';
   if (isPlainObject(value.function)) {
     if (strict && !hasOnlyKeys(value, ['id', 'type', 'function'])) return undefined;
-    const inner = callFromObject(value.function, offered, strict);
+    const inner = callFromObject(value.function, offered, place);
     return inner === undefined ? undefined : { ...inner, id: stringOrUndefined(value.id) };
   }
   const nameKey = NAME_KEYS.find((key) => typeof ownValue(value, key) === 'string');
   const name = nameKey === undefined ? undefined : String(value[nameKey]);
   if (name === undefined || !offered.has(name)) return undefined;
   const argumentsKey = ARGUMENT_KEYS.find((key) => ownValue(value, key) !== undefined);
+  if (place === 'prose' && argumentsKey === undefined) return undefined;
   if (strict && !hasOnlyKeys(value, [nameKey ?? '', argumentsKey ?? '', 'id', 'type'])) {
     return undefined;
   }
@@ -382,6 +621,7 @@ function safeStringify(value: unknown): string | undefined {
 const CALL_NAME = /[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*/y;
 const KEYWORD = /[A-Za-z_]\w*/y;
 
+/** A single call `name(…)`, or a list `[…]` of them with its bad entries left out (see `readPythonList`). */
 function readPythonCalls(
   text: string,
   index: number,
@@ -392,18 +632,109 @@ function readPythonCalls(
     const call = readPythonCall(text, index, limit, offered);
     return call === undefined ? undefined : { value: [call.value], end: call.end };
   }
+  const list = readPythonList(text, index, limit, offered);
+  return list === undefined || list.value.calls.length === 0
+    ? undefined
+    : { value: list.value.calls, end: list.end };
+}
+
+/** The calls of a pythonic list, and whether it also held entries that are no call. */
+interface PythonList {
+  readonly calls: readonly Candidate[];
+  /** An entry named a tool that is not offered. */
+  readonly unknownName: boolean;
+  /** An entry's arguments did not parse (positional, `b'…'`, an expression). */
+  readonly badArguments: boolean;
+}
+
+/**
+ * `[f(a=1), g(b='x')]`. An entry that is call-shaped but is no call (an unknown name, arguments that do not
+ * parse) is skipped and the good entries kept; the list fails only when its shape breaks.
+ */
+function readPythonList(
+  text: string,
+  index: number,
+  limit: number,
+  offered: Offered,
+): Read<PythonList> | undefined {
   const calls: Candidate[] = [];
+  let unknownName = false;
+  let badArguments = false;
   let at = index + 1;
   for (;;) {
-    const call = readPythonCall(text, skipSpace(text, at, limit), limit, offered);
-    if (call === undefined) return undefined;
-    calls.push(call.value);
-    at = skipSpace(text, call.end, limit);
+    const entry = readPythonEntry(text, skipSpace(text, at, limit), limit, offered);
+    if (entry === undefined) return undefined;
+    if (typeof entry.value === 'object') calls.push(entry.value);
+    else if (entry.value === true) badArguments = true;
+    else unknownName = true;
+    at = skipSpace(text, entry.end, limit);
     const next = at < limit ? text.charAt(at) : '';
-    if (next === ']') return { value: calls, end: at + 1 };
+    if (next === ']') return { value: { calls, unknownName, badArguments }, end: at + 1 };
     if (next !== ',') return undefined;
     at += 1;
   }
+}
+
+/** A call, or for a call-shaped entry that is none, whether its name is offered. */
+function readPythonEntry(
+  text: string,
+  index: number,
+  limit: number,
+  offered: Offered,
+): Read<Candidate | boolean> | undefined {
+  const call = readPythonCall(text, index, limit, offered);
+  if (call !== undefined) return call;
+  const skipped = skipPythonCall(text, index, limit);
+  if (skipped === undefined) return undefined;
+  return { value: offered.has(pythonCallName(skipped.value, offered)), end: skipped.end };
+}
+
+/** The tool a call path names: itself, or for Llama's built-in form `name.call`, `name`. */
+function pythonCallName(path: string, offered: Offered): string {
+  if (offered.has(path) || !path.endsWith('.call')) return path;
+  return path.slice(0, -5);
+}
+
+/**
+ * Skips `name(…)` whose arguments need not parse: up to the `)` that closes it, over nested brackets and quoted
+ * strings. `undefined` when brackets do not match or a string does not end. Returns the name path.
+ */
+function skipPythonCall(text: string, index: number, limit: number): Read<string> | undefined {
+  const match = matchSticky(CALL_NAME, text, index, limit);
+  const open = match === undefined ? limit : skipSpace(text, match.end, limit);
+  if (match === undefined || open >= limit || text.charAt(open) !== '(') return undefined;
+  const closers: string[] = [')'];
+  let at = open + 1;
+  while (at < limit) {
+    const char = text.charAt(at);
+    if (char === '"' || char === "'") {
+      at = skipQuoted(text, at, limit);
+      continue;
+    }
+    const closer = CLOSERS.get(char);
+    if (closer !== undefined) closers.push(closer);
+    else if (char === ')' || char === ']' || char === '}') {
+      if (closers.pop() !== char) return fail(at);
+      if (closers.length === 0) return { value: match.value[0], end: at + 1 };
+    }
+    at += 1;
+  }
+  return fail(limit);
+}
+
+const CLOSERS = new Map([
+  ['(', ')'],
+  ['[', ']'],
+  ['{', '}'],
+]);
+
+/** The index after the quoted string at `index`, or `limit` when it does not end. */
+function skipQuoted(text: string, index: number, limit: number): number {
+  const quote = text.charAt(index);
+  let at = index + 1;
+  while (at < limit && text.charAt(at) !== quote) at += text.charAt(at) === '\\' ? 2 : 1;
+  noteReach(Math.min(at, limit));
+  return at < limit ? at + 1 : limit;
 }
 
 /** `name(key=value, …)`; Llama 3.1's built-in form `name.call(…)` names `name`. Positional arguments fail. */
@@ -414,8 +745,7 @@ function readPythonCall(
   offered: Offered,
 ): Read<Candidate> | undefined {
   const match = matchSticky(CALL_NAME, text, index, limit);
-  const path = match?.value[0] ?? '';
-  const name = offered.has(path) ? path : path.endsWith('.call') ? path.slice(0, -5) : '';
+  const name = pythonCallName(match?.value[0] ?? '', offered);
   if (match === undefined || !offered.has(name)) return undefined;
   let at = skipSpace(text, match.end, limit);
   if (at >= limit || text.charAt(at) !== '(') return undefined;
@@ -549,12 +879,12 @@ function readString(text: string, index: number, limit: number): Read<string> | 
     }
     value += text.slice(run, at);
     const escaped = readEscape(text, at + 1, limit);
-    if (escaped === undefined) return undefined;
+    if (escaped === undefined) return fail(at + 1);
     value += escaped.value;
     at = escaped.end;
     run = at;
   }
-  return undefined;
+  return fail(limit);
 }
 
 function readEscape(text: string, index: number, limit: number): Read<string> | undefined {
@@ -585,7 +915,25 @@ function matchSticky(
 function skipSpace(text: string, index: number, limit: number): number {
   let at = index;
   while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
+  noteReach(at);
   return at;
+}
+
+/**
+ * How far the readers have looked since the prose scan last reset it. A read that fails has stopped at or
+ * before this point, so the scan resumes its search for calls there instead of just after the failed
+ * start, which keeps it linear however many `{` a reply holds.
+ */
+let readReach = 0;
+
+function noteReach(at: number): void {
+  if (at > readReach) readReach = at;
+}
+
+/** Notes how far a failed read looked and fails. */
+function fail(at: number): undefined {
+  noteReach(at);
+  return undefined;
 }
 
 function isSpace(code: number): boolean {
