@@ -1,0 +1,454 @@
+import type { JsonSchema } from '../../../core/index.js';
+import { readLenientJson } from '../text-tool-calls.js';
+import type { ReadToolCalls, TextCall } from './tool-call-format.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// Typing a parameter value by its JSON Schema
+
+/**
+ * Types one XML parameter value by the parameter's own JSON Schema (`properties[name]` of the tool), the way
+ * vLLM's Qwen3-Coder parser does: one leading and one trailing line break are dropped; a `string` stays raw text;
+ * `integer`/`number` become numbers, `boolean` reads `true`/`false`, `object`/`array` are read as lenient JSON,
+ * each falling back to the text when it does not fit; `null`/`None` is null where the schema allows null (or has
+ * no string type); unions try integer, number, boolean, object, array, then text. No schema (or no usable `type`):
+ * lenient JSON when the whole value is one, else the text. Never throws.
+ */
+export function typedParameter(raw: string, schema: JsonSchema | undefined): unknown {
+  const text = trimOneLineBreak(raw);
+  const types = schema === undefined ? new Set<string>() : schemaTypes(schema, 0);
+  const word = text.trim().toLowerCase();
+  const isNullWord = word === 'null' || word === 'none';
+  if (types.size === 0) return jsonOrText(text);
+  if (isNullWord && (types.has('null') || !types.has('string'))) return null;
+  for (const type of CONVERSION_ORDER) {
+    if (!types.has(type)) continue;
+    const value = convert(type, text.trim());
+    if (value !== undefined) return value;
+  }
+  return text;
+}
+
+/** The schema of parameter `name` inside a tool's parameters schema (`properties[name]`), when there is one. */
+export function propertySchema(
+  parameters: JsonSchema | undefined,
+  name: string,
+): JsonSchema | undefined {
+  const properties = parameters?.properties;
+  if (!isObject(properties) || !Object.hasOwn(properties, name)) return undefined;
+  const schema = properties[name];
+  return isObject(schema) ? schema : undefined;
+}
+
+/** Parameters read in order as JSON object text (a later duplicate wins); `undefined` if it cannot serialise. */
+export function argumentsJson(
+  entries: readonly (readonly [string, unknown])[],
+): string | undefined {
+  // A null prototype keeps a `__proto__` parameter an ordinary key.
+  const object: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of entries) object[key] = value;
+  try {
+    return JSON.stringify(object);
+  } catch {
+    return undefined;
+  }
+}
+
+const CONVERSION_ORDER = ['integer', 'number', 'boolean', 'object', 'array'] as const;
+type Convertible = (typeof CONVERSION_ORDER)[number];
+
+const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const STRING_TYPES = new Set(['string', 'str', 'text', 'varchar', 'char', 'enum']);
+const MAX_SCHEMA_DEPTH = 8;
+
+function trimOneLineBreak(raw: string): string {
+  let start = 0;
+  let end = raw.length;
+  if (raw.startsWith('\r\n')) start = 2;
+  else if (raw.startsWith('\n')) start = 1;
+  if (end - start >= 2 && raw.endsWith('\r\n')) end -= 2;
+  else if (end > start && raw.endsWith('\n')) end -= 1;
+  return raw.slice(start, end);
+}
+
+/** The JSON types a schema admits: `type` (string or list), `enum`/`const` values, `anyOf`/`oneOf`/`allOf`. */
+function schemaTypes(schema: JsonSchema, depth: number): Set<string> {
+  const types = new Set<string>();
+  if (depth > MAX_SCHEMA_DEPTH) return types;
+  const declared = Array.isArray(schema.type) ? schema.type : [schema.type];
+  for (const name of declared) {
+    const type = typeof name === 'string' ? normaliseType(name) : undefined;
+    if (type !== undefined) types.add(type);
+  }
+  const values = Array.isArray(schema.enum) ? [...schema.enum] : [];
+  if (Object.hasOwn(schema, 'const')) values.push(schema.const);
+  for (const value of values) types.add(valueType(value));
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const choices = schema[key];
+    if (!Array.isArray(choices)) continue;
+    for (const choice of choices) {
+      if (isObject(choice)) for (const type of schemaTypes(choice, depth + 1)) types.add(type);
+    }
+  }
+  return types;
+}
+
+/** Schema type names as models and tool authors write them (`int`, `float`, `dict`, `list`, …). */
+function normaliseType(name: string): string | undefined {
+  const type = name.trim().toLowerCase();
+  if (type === 'null') return 'null';
+  if (STRING_TYPES.has(type)) return 'string';
+  if (/^(?:int|uint|long|short|unsigned)/.test(type)) return 'integer';
+  if (/^(?:num|float|double)/.test(type)) return 'number';
+  if (type === 'boolean' || type === 'bool') return 'boolean';
+  if (type === 'object' || type.startsWith('dict')) return 'object';
+  if (type === 'array' || type === 'arr' || type.startsWith('list')) return 'array';
+  return undefined;
+}
+
+function valueType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  return typeof value === 'object' ? 'object' : 'string';
+}
+
+/** The value as `type`, or `undefined` when the text is not one. */
+function convert(type: Convertible, text: string): unknown {
+  if (type === 'integer' || type === 'number') {
+    if (!NUMBER_TEXT.test(text)) return undefined;
+    const value = Number(text);
+    if (!Number.isFinite(value)) return undefined;
+    // An integer past 2^53 would be rounded silently: better kept as the text the model wrote.
+    return type === 'number' || Number.isSafeInteger(value) ? value : undefined;
+  }
+  if (type === 'boolean') {
+    const word = text.toLowerCase();
+    return word === 'true' ? true : word === 'false' ? false : undefined;
+  }
+  return readContainer(text, type);
+}
+
+/** A JSON object or list; a JSON string holding one (a doubly encoded value) is unwrapped once. */
+function readContainer(text: string, type: 'object' | 'array'): unknown {
+  let value = readWholeJson(text);
+  if (typeof value === 'string') value = readWholeJson(value.trim());
+  if (type === 'array') return Array.isArray(value) ? value : undefined;
+  return isObject(value) ? value : undefined;
+}
+
+function jsonOrText(text: string): unknown {
+  const value = readWholeJson(text.trim());
+  return value === undefined ? text : value;
+}
+
+/** The lenient JSON value that is all of `text`, or `undefined`. */
+function readWholeJson(text: string): unknown {
+  if (text === '') return undefined;
+  const read = readLenientJson(text, 0, text.length);
+  if (read === undefined || skipSpace(text, read.end, text.length) !== text.length)
+    return undefined;
+  return read.value;
+}
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scanning shared by the XML-style readers (qwen3-coder, seed-oss, glm, minimax)
+
+/** A range `[start, end)` of the reply. */
+export type Span = readonly [number, number];
+
+/** A marked block a reader understood: where it starts and ends, its calls, and spans inside it kept as prose. */
+export interface XmlBlock {
+  readonly start: number;
+  readonly end: number;
+  readonly calls: readonly TextCall[];
+  readonly kept: readonly Span[];
+}
+
+/** A block that did not parse: the search for the next marker goes on from `resume`. */
+export interface XmlMiss {
+  readonly resume: number;
+}
+
+/** Options of `readMarkedBlocks`. */
+export interface MarkedBlocksOptions {
+  /** Strings that open a block. */
+  readonly markers: readonly string[];
+  /** Thinking sections (`['<think>', '</think>']`); markers inside them are not calls. */
+  readonly thinkTags: readonly (readonly [string, string])[];
+  /** Reads the block whose marker is at `at`; `floor` is where the text not yet cut starts. */
+  readonly readBlock: (at: number, marker: string, floor: number) => XmlBlock | XmlMiss;
+}
+
+/**
+ * Finds every marker (outside code fences, inline code and thinking), reads its block, and cuts the blocks that
+ * hold calls out of the reply; blocks that do not parse stay in the text. `undefined` when no block held a call.
+ * Linear as long as `readBlock` only reads forward from its marker (a miss resumes past what it read).
+ */
+export function readMarkedBlocks(
+  text: string,
+  options: MarkedBlocksOptions,
+): ReadToolCalls | undefined {
+  const nextMarker = createMultiFinder(text, options.markers);
+  const prose = createProseTracker(text, options.thinkTags);
+  const pieces: string[] = [];
+  const calls: TextCall[] = [];
+  let copied = 0;
+  let search = 0;
+  for (let found = nextMarker(search); found !== undefined; found = nextMarker(search)) {
+    const markerEnd = found.at + found.marker.length;
+    if (prose.quoted(found.at)) {
+      search = markerEnd;
+      continue;
+    }
+    const read = options.readBlock(found.at, found.marker, copied);
+    if ('resume' in read || read.calls.length === 0) {
+      search = Math.max('resume' in read ? read.resume : read.end, markerEnd);
+      continue;
+    }
+    pieces.push(text.slice(copied, read.start));
+    for (const [start, end] of read.kept) pieces.push(text.slice(start, end));
+    for (const call of read.calls) calls.push(call);
+    copied = read.end;
+    search = Math.max(read.end, markerEnd);
+    prose.skip(search);
+  }
+  if (calls.length === 0) return undefined;
+  pieces.push(text.slice(copied));
+  return { content: joinProse(pieces), calls };
+}
+
+/**
+ * Positions of a closing tag that really closes a value: the ones followed (after `skip`) by one of `followers`
+ * or by the end of the reply. Returns a search for the first such close at or after a position (-1 if none);
+ * the closes are listed once, so searching from anywhere costs a binary search.
+ */
+export function createCloseFinder(
+  text: string,
+  close: string,
+  followers: readonly string[],
+  skip: (text: string, at: number) => number = (value, at) => skipSpace(value, at, value.length),
+): (from: number) => number {
+  let closes: number[] | undefined;
+  return (from) => {
+    closes ??= listCloses(text, close, followers, skip);
+    let low = 0;
+    let high = closes.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((closes[middle] ?? 0) < from) low = middle + 1;
+      else high = middle;
+    }
+    return closes[low] ?? -1;
+  };
+}
+
+function listCloses(
+  text: string,
+  close: string,
+  followers: readonly string[],
+  skip: (text: string, at: number) => number,
+): number[] {
+  const closes: number[] = [];
+  for (let at = text.indexOf(close); at !== -1; at = text.indexOf(close, at + close.length)) {
+    const next = skip(text, at + close.length);
+    if (next >= text.length || followers.some((tag) => text.startsWith(tag, next))) closes.push(at);
+  }
+  return closes;
+}
+
+/**
+ * The text from `start` up to the first `>` (trimmed), read at most `maxLength` characters and never across a
+ * line break or `<`; `end` is just after the `>`. `undefined` when there is no such short name.
+ */
+export function readTagText(
+  text: string,
+  start: number,
+  maxLength = MAX_NAME_LENGTH,
+): { readonly value: string; readonly end: number } | undefined {
+  const stop = Math.min(text.length, start + maxLength + 1);
+  for (let at = start; at < stop; at += 1) {
+    const char = text.charAt(at);
+    if (char === '>') {
+      const value = text.slice(start, at).trim();
+      return value === '' ? undefined : { value, end: at + 1 };
+    }
+    if (char === '<' || char === '\n') return undefined;
+  }
+  return undefined;
+}
+
+/** Longest tool or parameter name read from a tag. */
+export const MAX_NAME_LENGTH = 256;
+
+/** `<think>…</think>`: what a reasoning model writes before its answer. */
+export const THINK_TAGS: readonly (readonly [string, string])[] = [['<think>', '</think>']];
+
+/** Index of the first character at or after `at` that is not whitespace (or `limit`). */
+export function skipSpace(text: string, at: number, limit: number = text.length): number {
+  let index = at;
+  while (index < limit && isSpace(text.charCodeAt(index))) index += 1;
+  return index;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
+}
+
+/**
+ * Joins the prose left around cut-out blocks: each piece is trimmed, and two pieces are joined by the whitespace
+ * on the left of the cut, or else the whitespace on its right.
+ */
+export function joinProse(pieces: readonly string[]): string {
+  const parts: string[] = [];
+  let gap = '';
+  for (const piece of pieces) {
+    const core = piece.trim();
+    if (core === '') {
+      if (gap === '') gap = piece;
+      continue;
+    }
+    const lead = piece.length - piece.trimStart().length;
+    if (parts.length > 0) parts.push(gap === '' ? piece.slice(0, lead) : gap);
+    parts.push(core);
+    gap = piece.slice(lead + core.length);
+  }
+  return parts.join('');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Markers, code fences and thinking
+
+interface FoundMarker {
+  readonly at: number;
+  readonly marker: string;
+}
+
+/** The earliest of several markers at or after a position that never moves backwards. */
+function createMultiFinder(
+  text: string,
+  markers: readonly string[],
+): (from: number) => FoundMarker | undefined {
+  const finders = markers.map((marker) => ({ marker, find: createFinder(text, marker) }));
+  return (from) => {
+    let best: FoundMarker | undefined;
+    for (const { marker, find } of finders) {
+      const at = find(from);
+      if (at !== -1 && (best === undefined || at < best.at)) best = { at, marker };
+    }
+    return best;
+  };
+}
+
+/** A search for `needle` from positions that never move backwards; it remembers its last hit (linear). */
+function createFinder(text: string, needle: string): (from: number) => number {
+  let hit = -2;
+  return (from) => {
+    if (hit === -1 || hit >= from) return hit;
+    hit = text.indexOf(needle, from);
+    return hit;
+  };
+}
+
+interface ProseTracker {
+  /** Whether a marker at `at` is inside a code fence, inline code or thinking (positions only grow). */
+  quoted(at: number): boolean;
+  /** Moves past a cut-out block without reading it as prose. */
+  skip(to: number): void;
+}
+
+/** Follows code fences and thinking sections through the prose, in one forward pass. */
+function createProseTracker(
+  text: string,
+  thinkTags: readonly (readonly [string, string])[],
+): ProseTracker {
+  const nextFence = createFenceFinder(text);
+  const opens = thinkTags.map(([open, close]) => ({ open, close, find: createFinder(text, open) }));
+  const closes = new Map(thinkTags.map(([, close]) => [close, createFinder(text, close)]));
+  let cursor = 0;
+  let inFence = false;
+  let thinkClose = leadingThinkClose(text, thinkTags);
+  /** Moves the cursor to `to`, switching fence and thinking state at each tag on the way. */
+  const advance = (to: number): void => {
+    while (cursor < to) {
+      if (thinkClose !== undefined) {
+        const close = closes.get(thinkClose)?.(cursor) ?? -1;
+        if (close === -1 || close >= to) break;
+        cursor = close + thinkClose.length;
+        thinkClose = undefined;
+        continue;
+      }
+      const fence = nextFence(cursor);
+      const think = inFence ? undefined : firstOpen(opens, cursor);
+      const fenceFirst = fence !== -1 && (think === undefined || fence < think.at);
+      const at = fenceFirst ? fence : (think?.at ?? -1);
+      if (at === -1 || at >= to) break;
+      if (fenceFirst) inFence = !inFence;
+      else thinkClose = think?.close;
+      cursor = fenceFirst ? fence + 3 : at + (think?.open.length ?? 0);
+    }
+    cursor = Math.max(cursor, to);
+  };
+  return {
+    quoted(at) {
+      advance(at);
+      return inFence || thinkClose !== undefined || text.charAt(at - 1) === '`';
+    },
+    skip(to) {
+      cursor = Math.max(cursor, to);
+    },
+  };
+}
+
+function firstOpen(
+  opens: readonly {
+    readonly open: string;
+    readonly close: string;
+    readonly find: (from: number) => number;
+  }[],
+  from: number,
+): { readonly at: number; readonly open: string; readonly close: string } | undefined {
+  let best: { at: number; open: string; close: string } | undefined;
+  for (const { open, close, find } of opens) {
+    const at = find(from);
+    if (at !== -1 && (best === undefined || at < best.at)) best = { at, open, close };
+  }
+  return best;
+}
+
+/** A reply that starts inside thinking (the prompt opened `<think>`) shows a close before any open. */
+function leadingThinkClose(
+  text: string,
+  thinkTags: readonly (readonly [string, string])[],
+): string | undefined {
+  for (const [open, close] of thinkTags) {
+    const closeAt = text.indexOf(close);
+    const openAt = text.indexOf(open);
+    if (closeAt !== -1 && (openAt === -1 || closeAt < openAt)) return close;
+  }
+  return undefined;
+}
+
+/** ```` ``` ```` at the start of a line (up to three spaces in): a Markdown code fence. */
+function createFenceFinder(text: string): (from: number) => number {
+  const find = createFinder(text, '```');
+  let last = -2;
+  return (from) => {
+    if (last === -1 || last >= from) return last;
+    let at = find(from);
+    while (at !== -1 && !startsLine(text, at)) at = find(at + 1);
+    last = at;
+    return at;
+  };
+}
+
+function startsLine(text: string, at: number): boolean {
+  let index = at;
+  while (index > 0 && at - index < 3 && text.charAt(index - 1) === ' ') index -= 1;
+  if (index > 0 && text.charAt(index - 1) === '`') return false;
+  return index === 0 || text.charAt(index - 1) === '\n';
+}
