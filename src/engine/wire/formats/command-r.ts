@@ -1,0 +1,83 @@
+import {
+  createCallEntry,
+  createFinder,
+  dropTrailingToken,
+  jsonBlockReader,
+  type MarkedBlock,
+  readMarkedBlocks,
+} from './json-list-markers.js';
+import type { ToolCallFormat } from './tool-call-format.js';
+
+const START_ACTION = '<|START_ACTION|>';
+const END_ACTION = '<|END_ACTION|>';
+const START_THINKING = '<|START_THINKING|>';
+const END_THINKING = '<|END_THINKING|>';
+const START_RESPONSE = '<|START_RESPONSE|>';
+const END_RESPONSE = '<|END_RESPONSE|>';
+const END_OF_TURN = '<|END_OF_TURN_TOKEN|>';
+
+const commandREntry = createCallEntry({
+  nameKeys: ['tool_name', 'name'],
+  argumentKeys: ['parameters', 'arguments'],
+});
+
+const BLOCKS: readonly MarkedBlock[] = [
+  { marker: START_ACTION, read: jsonBlockReader({ close: END_ACTION, entry: commandREntry }) },
+];
+
+/**
+ * Cohere Command R7B (and Command A):
+ * `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": …, "parameters": {…}}]<|END_ACTION|>`. The
+ * `<|START_THINKING|>…<|END_THINKING|>` plan is dropped from the text, and the text of
+ * `<|START_RESPONSE|>…<|END_RESPONSE|>` is kept without its tokens. The model's `tool_call_id`s are
+ * positions (`"0"`, `"1"`, restarting every turn), not ids, so they are not passed on.
+ */
+export const commandRFormat: ToolCallFormat = {
+  name: 'command-r7b',
+  markers: [START_ACTION],
+  read(reply, tools) {
+    try {
+      if (!reply.includes(START_ACTION)) return undefined;
+      const found = readMarkedBlocks(dropThinking(reply), BLOCKS, tools);
+      return found === undefined
+        ? undefined
+        : { content: commandRContent(found.content), calls: found.calls };
+    } catch {
+      // Only a bug could land here; a reply is never worth a crash.
+      return undefined;
+    }
+  },
+};
+
+/**
+ * The text of a Command R reply for the user: the thinking dropped, the response tokens taken away (for
+ * a reply with no call, which `commandRFormat.read` leaves alone). Never throws.
+ */
+export function commandRContent(reply: string): string {
+  try {
+    const visible = dropThinking(reply).replaceAll(START_RESPONSE, '').replaceAll(END_RESPONSE, '');
+    return dropTrailingToken(visible, END_OF_TURN).trim();
+  } catch {
+    return reply;
+  }
+}
+
+/** Drops `<|START_THINKING|>…<|END_THINKING|>`; an unclosed plan ends at the next action or response. */
+function dropThinking(text: string): string {
+  if (!text.includes(START_THINKING)) return text;
+  const nextThinking = createFinder(text, START_THINKING);
+  const nextClose = createFinder(text, END_THINKING);
+  const nextAction = createFinder(text, START_ACTION);
+  const nextResponse = createFinder(text, START_RESPONSE);
+  const kept: string[] = [];
+  let copied = 0;
+  for (let at = nextThinking(0); at !== -1; at = nextThinking(copied)) {
+    kept.push(text.slice(copied, at));
+    const from = at + START_THINKING.length;
+    const close = nextClose(from);
+    const ends = [nextAction(from), nextResponse(from), text.length].filter((end) => end !== -1);
+    copied = close === -1 ? Math.min(...ends) : close + END_THINKING.length;
+  }
+  kept.push(text.slice(copied));
+  return kept.join('');
+}

@@ -1,0 +1,488 @@
+import { isPlainObject } from '../../../core/index.js';
+import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import type {
+  OfferedToolSet,
+  ReadToolCalls,
+  TextCall,
+  ToolCallFormat,
+} from './tool-call-format.js';
+
+// ---------------------------------------------------------------------------------------------------------
+// The shared reader: a marker, JSON (an object, a list, or several), an optional end marker
+
+/** What one block held: its calls, and the index just after it. */
+export interface ReadBlock {
+  readonly calls: readonly TextCall[];
+  readonly end: number;
+}
+
+/** Reads the block after a marker (from `start`, never past `limit`); `undefined` when it holds no call. */
+export type BlockReader = (
+  text: string,
+  start: number,
+  limit: number,
+  tools: OfferedToolSet,
+) => ReadBlock | undefined;
+
+/** A marker that opens a block, and how to read what follows it. */
+export interface MarkedBlock {
+  readonly marker: string;
+  readonly read: BlockReader;
+}
+
+/** Turns one JSON value of a block into a call, or `undefined` when it is none (an unknown tool, a bad shape). */
+export type EntryReader = (value: unknown, tools: OfferedToolSet) => TextCall | undefined;
+
+/**
+ * Cuts every marked block out of `reply` and returns its calls with the text around them (trimmed joins).
+ * Blocks that do not parse stay in the text, and so do markers inside a ``` fence or right after a backtick
+ * (an example, not a call) — except a fence that is the whole reply and opens with a marker. Each block
+ * is read no further than the next marker of its kind, so the time is linear in the reply (times the
+ * number of markers). Never throws.
+ */
+export function readMarkedBlocks(
+  reply: string,
+  blocks: readonly MarkedBlock[],
+  tools: OfferedToolSet,
+): ReadToolCalls | undefined {
+  try {
+    if (tools.names.size === 0 || !blocks.some((block) => reply.includes(block.marker))) {
+      return undefined;
+    }
+    const inner = wholeFenceContent(reply, blocks);
+    const fenced = inner === undefined ? undefined : scanBlocks(inner, blocks, tools);
+    return fenced ?? scanBlocks(reply, blocks, tools);
+  } catch {
+    // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
+    return undefined;
+  }
+}
+
+function scanBlocks(
+  text: string,
+  blocks: readonly MarkedBlock[],
+  tools: OfferedToolSet,
+): ReadToolCalls | undefined {
+  const finders = blocks.map((block) => createFinder(text, block.marker));
+  const fences = createFenceTracker(text);
+  const pieces: string[] = [];
+  const calls: TextCall[] = [];
+  let copied = 0;
+  let search = 0;
+  for (;;) {
+    const next = nearestMarker(finders, blocks, search);
+    if (next === undefined) break;
+    const { at, index } = next;
+    const start = at + (blocks[index]?.marker.length ?? 1);
+    search = start;
+    if (fences.isInside(at) || text.charAt(at - 1) === '`') continue;
+    const following = finders[index]?.(start) ?? -1;
+    const block = blocks[index]?.read(
+      text,
+      start,
+      following === -1 ? text.length : following,
+      tools,
+    );
+    if (block === undefined) continue;
+    pieces.push(text.slice(copied, at));
+    for (const call of block.calls) calls.push(call);
+    copied = Math.max(block.end, start);
+    search = copied;
+    fences.skipTo(copied);
+  }
+  if (calls.length === 0) return undefined;
+  pieces.push(text.slice(copied));
+  return { content: joinPieces(pieces), calls };
+}
+
+/** The first marker at or after `from`; of two at one place, the longer. */
+function nearestMarker(
+  finders: readonly ((from: number) => number)[],
+  blocks: readonly MarkedBlock[],
+  from: number,
+): { readonly at: number; readonly index: number } | undefined {
+  const markerLength = (index: number): number => blocks[index]?.marker.length ?? 0;
+  let best: { at: number; index: number } | undefined;
+  finders.forEach((find, index) => {
+    const at = find(from);
+    if (at === -1) return;
+    if (
+      best === undefined ||
+      at < best.at ||
+      (at === best.at && markerLength(index) > markerLength(best.index))
+    ) {
+      best = { at, index };
+    }
+  });
+  return best;
+}
+
+/** The inside of a reply that is one ``` fence around marked calls, as llama.cpp's Hermes reader allows. */
+function wholeFenceContent(reply: string, blocks: readonly MarkedBlock[]): string | undefined {
+  const trimmed = reply.trim();
+  if (trimmed.length < 6 || !trimmed.startsWith('```') || !trimmed.endsWith('```'))
+    return undefined;
+  const inner = trimmed.slice(3, -3).replace(/^[A-Za-z]*\s/, '');
+  const body = inner.trimStart();
+  return blocks.some((block) => body.startsWith(block.marker)) ? inner : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON bodies
+
+/** How a JSON-bodied block is read. */
+export interface JsonBlockOptions {
+  /** The end marker; when it is missing (the end of the output, a stop sequence) the block ends after the JSON. */
+  readonly close?: string | undefined;
+  /** Turns one JSON value into a call (default: `{"name", "arguments" | "parameters"}`). */
+  readonly entry?: EntryReader | undefined;
+}
+
+/**
+ * A block of JSON calls: one object, a list, or several separated by space, `,` or `;` (JSON Lines), in an
+ * optional ```` ```json ```` fence, then the end marker. Entries that are no call are dropped and the good
+ * ones kept; a block with no good entry is no block. Stray closing brackets before the end marker go with it.
+ */
+export function jsonBlockReader(options: JsonBlockOptions = {}): BlockReader {
+  const entry = options.entry ?? callEntry;
+  const close = options.close;
+  return (text, start, limit, tools) => {
+    const body = readJsonCalls(text, start, limit, entry, tools);
+    if (body === undefined) return undefined;
+    let end = body.end;
+    if (close !== undefined) {
+      const at = skipStray(text, end, limit);
+      if (text.startsWith(close, at) && at + close.length <= limit) end = at + close.length;
+    }
+    return { calls: body.calls, end: skipEndToken(text, end, limit) };
+  };
+}
+
+/** The JSON values from `start` that hold calls, inside an optional code fence. */
+export function readJsonCalls(
+  text: string,
+  start: number,
+  limit: number,
+  entry: EntryReader,
+  tools: OfferedToolSet,
+): ReadBlock | undefined {
+  const open = skipSpace(text, start, limit);
+  const fenced = text.startsWith('```', open);
+  const calls: TextCall[] = [];
+  let end = fenced ? skipWord(text, open + 3, limit) : start;
+  for (;;) {
+    const at = calls.length === 0 ? end : skipSeparators(text, end, limit);
+    const value = readLenientJson(text, at, limit);
+    if (value === undefined) break;
+    const found = callsOf(value.value, entry, tools);
+    if (found.length === 0) break;
+    for (const call of found) calls.push(call);
+    end = value.end;
+  }
+  if (calls.length === 0) return undefined;
+  const after = skipSpace(text, end, limit);
+  if (fenced && text.startsWith('```', after) && after + 3 <= limit) end = after + 3;
+  return { calls, end };
+}
+
+/** The calls in one value: the value itself, or the entries of a list (bad entries dropped). */
+function callsOf(value: unknown, entry: EntryReader, tools: OfferedToolSet): TextCall[] {
+  const items = Array.isArray(value) ? value : [value];
+  const calls: TextCall[] = [];
+  for (const item of items) {
+    const call = entry(item, tools);
+    if (call !== undefined) calls.push(call);
+  }
+  return calls;
+}
+
+/** Options of `callEntry`-style readers. */
+export interface CallEntryOptions {
+  /** Keys that may name the tool, in the order they are looked for (default `name`). */
+  readonly nameKeys?: readonly string[];
+  /** Keys that may hold the arguments (default `arguments`, then `parameters`). */
+  readonly argumentKeys?: readonly string[];
+  /** Refuse an object without an arguments key (for formats with no marker, where a guess costs more). */
+  readonly requireArguments?: boolean;
+}
+
+/**
+ * Reads `{"name": …, "arguments": {…}}` (or OpenAI's `{"type": "function", "function": {…}}`); an object
+ * with a `description` is a tool definition echoed from the prompt, not a call.
+ */
+export function createCallEntry(options: CallEntryOptions = {}): EntryReader {
+  const nameKeys = options.nameKeys ?? ['name'];
+  const argumentKeys = options.argumentKeys ?? ['arguments', 'parameters'];
+  const read: EntryReader = (value, tools) => {
+    // A tool definition echoed from the prompt has a description; a call never does.
+    if (!isPlainObject(value) || Object.hasOwn(value, 'description')) return undefined;
+    const wrapped = ownValue(value, 'function');
+    if (isPlainObject(wrapped) && ownValue(value, 'type') === 'function')
+      return read(wrapped, tools);
+    const nameKey = nameKeys.find((key) => typeof ownValue(value, key) === 'string');
+    const name = nameKey === undefined ? undefined : String(value[nameKey]);
+    if (name === undefined || !tools.names.has(name)) return undefined;
+    const argumentsKey = argumentKeys.find((key) => Object.hasOwn(value, key));
+    if (argumentsKey === undefined && options.requireArguments === true) return undefined;
+    const args = argumentsText(argumentsKey === undefined ? undefined : value[argumentsKey]);
+    return args === undefined ? undefined : { name, arguments: args };
+  };
+  return read;
+}
+
+/** `{"name": …, "arguments" | "parameters": …}`; no arguments key means no arguments. */
+export const callEntry: EntryReader = createCallEntry();
+
+/** Apertus's short form `{"tool_name": {…arguments}}`: one key, the tool's name. */
+export const nameKeyedEntry: EntryReader = (value, tools) => {
+  if (!isPlainObject(value)) return undefined;
+  const keys = Object.keys(value);
+  const name = keys[0];
+  if (keys.length !== 1 || name === undefined || !tools.names.has(name)) return undefined;
+  const args = argumentsText(value[name]);
+  return args === undefined ? undefined : { name, arguments: args };
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// The formats
+
+function jsonFormat(
+  name: string,
+  marker: string,
+  close: string | undefined,
+  entry: EntryReader = callEntry,
+): ToolCallFormat {
+  const blocks: readonly MarkedBlock[] = [{ marker, read: jsonBlockReader({ close, entry }) }];
+  return {
+    name,
+    markers: [marker],
+    read: (reply, tools) => readMarkedBlocks(reply, blocks, tools),
+  };
+}
+
+/** NVIDIA Nemotron (Nano v2 and others): `<TOOLCALL>[{"name": …, "arguments": {…}}]</TOOLCALL>`. */
+export const nemotronFormat: ToolCallFormat = jsonFormat('nemotron', '<TOOLCALL>', '</TOOLCALL>');
+
+/** AI21 Jamba: `<tool_calls>[{"name": …, "arguments": {…}}]</tool_calls>`. */
+export const jambaFormat: ToolCallFormat = jsonFormat('jamba', '<tool_calls>', '</tool_calls>');
+
+/** Tencent Hunyuan A13B: the same `<tool_calls>[…]</tool_calls>` list as Jamba. */
+export const hunyuanFormat: ToolCallFormat = jsonFormat(
+  'hunyuan-a13b',
+  '<tool_calls>',
+  '</tool_calls>',
+);
+
+/**
+ * Swiss AI Apertus: `<|tools_prefix|>[{"tool_name": {…arguments}}]<|tools_suffix|>`; the usual
+ * `{"name", "arguments"}` entry is read too.
+ */
+export const apertusFormat: ToolCallFormat = jsonFormat(
+  'apertus',
+  '<|tools_prefix|>',
+  '<|tools_suffix|>',
+  (value, tools) => nameKeyedEntry(value, tools) ?? callEntry(value, tools),
+);
+
+/** IBM Granite-20B-FunctionCalling: `<function_call> {"name": …, "arguments": {…}}`, repeated, no end marker. */
+export const granite20bFcFormat: ToolCallFormat = jsonFormat(
+  'granite-20b-fc',
+  '<function_call>',
+  undefined,
+);
+
+/** InternLM2 / 2.5: `<|action_start|><|plugin|>\n{"name": …, "parameters": {…}}<|action_end|>`. */
+export const internlm2Format: ToolCallFormat = jsonFormat(
+  'internlm2',
+  '<|action_start|><|plugin|>',
+  '<|action_end|>',
+);
+
+const GIGACHAT_MARKERS = ['function call<|role_sep|>', '<|function_call|>'] as const;
+const GIGACHAT_MESSAGE_END = /<\|message_sep\|>\s*/g;
+const GIGACHAT_BLOCKS: readonly MarkedBlock[] = GIGACHAT_MARKERS.map((marker) => ({
+  marker,
+  read: jsonBlockReader({ entry: createCallEntry({ requireArguments: true }) }),
+}));
+
+/**
+ * GigaChat 3: the text, `<|message_sep|>`, then the `function call` role with one call,
+ * `function call<|role_sep|>\n{"name": …, "arguments": {…}}` (or `<|function_call|>{…}`). The
+ * `<|message_sep|>` tokens that end messages are dropped from the text.
+ */
+export const gigaChat3Format: ToolCallFormat = {
+  name: 'gigachat3',
+  markers: GIGACHAT_MARKERS,
+  read(reply, tools) {
+    try {
+      if (!GIGACHAT_MARKERS.some((marker) => reply.includes(marker))) return undefined;
+      return readMarkedBlocks(reply.replace(GIGACHAT_MESSAGE_END, ''), GIGACHAT_BLOCKS, tools);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+const xlamEntry = createCallEntry({ requireArguments: true });
+
+/**
+ * Salesforce xLAM: the whole reply is a JSON list of `{"name": …, "arguments": {…}}`, bare or in one
+ * ```` ```json ```` fence. Only a reply that is nothing else counts (there is no marker to tell a call from
+ * an answer that shows JSON); every entry must be such an object, and entries naming unknown tools are dropped.
+ */
+export const xlamFormat: ToolCallFormat = {
+  name: 'xlam',
+  markers: ['[', '```'],
+  read(reply, tools) {
+    try {
+      return readXlam(reply, tools);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+const XLAM_KEYS = new Set(['name', 'arguments', 'id', 'type']);
+
+function readXlam(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
+  if (tools.names.size === 0) return undefined;
+  let body = reply.trim();
+  if (body.length >= 6 && body.startsWith('```') && body.endsWith('```')) {
+    body = body.slice(3, -3).replace(/^(?:json)?\s/, '');
+  }
+  body = body.trim();
+  if (!body.startsWith('[')) return undefined;
+  const value = readLenientJson(body, 0, body.length);
+  if (value === undefined || value.end !== body.length || !Array.isArray(value.value)) {
+    return undefined;
+  }
+  const entries: unknown[] = value.value;
+  const wellFormed = entries.every(
+    (item) => isPlainObject(item) && Object.keys(item).every((key) => XLAM_KEYS.has(key)),
+  );
+  const calls = wellFormed ? callsOf(entries, xlamEntry, tools) : [];
+  return calls.length === 0 ? undefined : { content: '', calls };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Text helpers shared by the readers of this folder
+
+/** Tokens that may end a turn right after a call. */
+export const END_TOKENS: readonly string[] = [
+  '<|eom_id|>',
+  '<|eot_id|>',
+  '<|im_end|>',
+  '<|end|>',
+  '</s>',
+  '<|endoftext|>',
+  '<|END_OF_TURN_TOKEN|>',
+];
+
+/** Skips whitespace and then one end-of-turn token, if there is one before `limit`. */
+export function skipEndToken(text: string, index: number, limit: number): number {
+  const at = skipSpace(text, index, limit);
+  const token = END_TOKENS.find((candidate) => text.startsWith(candidate, at));
+  return token !== undefined && at + token.length <= limit ? at + token.length : index;
+}
+
+/** Drops `token` (and the space before it) from the end of `text`. */
+export function dropTrailingToken(text: string, token: string): string {
+  const trimmed = text.trimEnd();
+  return trimmed.endsWith(token) ? trimmed.slice(0, -token.length).trimEnd() : text;
+}
+
+/** Skips whitespace up to `limit`. */
+export function skipSpace(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
+}
+
+function skipSeparators(text: string, index: number, limit: number): number {
+  let at = skipSpace(text, index, limit);
+  while (at < limit && (text.charAt(at) === ',' || text.charAt(at) === ';')) {
+    at = skipSpace(text, at + 1, limit);
+  }
+  return at;
+}
+
+/** Skips the closing brackets and separators a model sometimes doubles after its JSON. */
+function skipStray(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && ' \t\r\n\f}]),;'.includes(text.charAt(at))) at += 1;
+  return at;
+}
+
+function skipWord(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && /[A-Za-z]/.test(text.charAt(at))) at += 1;
+  return at;
+}
+
+function ownValue(value: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+/**
+ * A search for `needle` from positions that never move backwards; it remembers the last hit, so searching
+ * from many positions for a needle that is far away (or absent) stays linear.
+ */
+export function createFinder(text: string, needle: string): (from: number) => number {
+  let hit = -2;
+  return (from) => {
+    if (hit === -1 || hit >= from) return hit;
+    hit = text.indexOf(needle, from);
+    return hit;
+  };
+}
+
+/** Tells whether a position lies inside a ``` code fence; positions must not move backwards. */
+export interface FenceTracker {
+  isInside(index: number): boolean;
+  /** Moves on to `index` without counting the fences before it (they were inside a call). */
+  skipTo(index: number): void;
+}
+
+/** Counts ``` fences from the start of `text` as positions are asked about, in linear time overall. */
+export function createFenceTracker(text: string): FenceTracker {
+  const nextFence = createFinder(text, '```');
+  let from = 0;
+  let inside = false;
+  return {
+    isInside(index) {
+      for (let fence = nextFence(from); fence !== -1 && fence < index; fence = nextFence(from)) {
+        inside = !inside;
+        from = fence + 3;
+      }
+      return inside;
+    },
+    skipTo(index) {
+      if (index > from) from = index;
+    },
+  };
+}
+
+/**
+ * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the
+ * whitespace that stood on the left of the cut, or else the whitespace on its right.
+ */
+export function joinPieces(pieces: readonly string[]): string {
+  const parts: string[] = [];
+  let gap = '';
+  for (const piece of pieces) {
+    const core = piece.trim();
+    if (core === '') {
+      if (gap === '') gap = piece;
+      continue;
+    }
+    const lead = piece.slice(0, piece.length - piece.trimStart().length);
+    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
+    parts.push(core);
+    gap = piece.slice(piece.trimEnd().length);
+  }
+  return parts.join('');
+}
