@@ -1,0 +1,529 @@
+import { isPlainObject } from '../../../core/index.js';
+import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import type {
+  OfferedToolSet,
+  ReadToolCalls,
+  TextCall,
+  ToolCallFormat,
+} from './tool-call-format.js';
+
+// DeepSeek's special tokens use fullwidth bars (U+FF5C) and "lower one eighth block" spaces (U+2581).
+
+/** The section openers R1 / V3 / V3.1 write (llama.cpp also meets the spelled-out and `<｜tool▁calls｜>` forms). */
+const SECTION_BEGIN = [
+  '<｜tool▁calls▁begin｜>',
+  '<｜tool_calls_begin｜>',
+  '<｜tool calls begin｜>',
+  '<｜tool\\_calls\\_begin｜>',
+  '<｜tool▁calls｜>',
+] as const;
+const SECTION_END = '<｜tool▁calls▁end｜>';
+const CALL_BEGIN = '<｜tool▁call▁begin｜>';
+const CALL_END = '<｜tool▁call▁end｜>';
+const SEPARATOR = '<｜tool▁sep｜>';
+const END_OF_SENTENCE = '<｜end▁of▁sentence｜>';
+
+/** V3.2's DSML block openers (V4 renamed `function_calls` to `tool_calls`; SGLang also meets the bare tags). */
+const DSML_BEGIN = [
+  '<｜DSML｜function_calls>',
+  '<｜DSML｜tool_calls>',
+  '<function_calls>',
+] as const;
+const DSML_END = [
+  '</｜DSML｜function_calls>',
+  '</｜DSML｜tool_calls>',
+  '</function_calls>',
+] as const;
+const INVOKE_OPEN = ['<｜DSML｜invoke', '<invoke'] as const;
+const INVOKE_CLOSE = ['</｜DSML｜invoke>', '</invoke>'] as const;
+const PARAMETER_OPEN = ['<｜DSML｜parameter', '<parameter'] as const;
+const PARAMETER_CLOSE = ['</｜DSML｜parameter>', '</parameter>'] as const;
+
+/**
+ * DeepSeek R1 and V3: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name` + "\n```json\n{…}\n```"
+ * + `<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`. Also reads V3.1's shape (the same tokens), so a mislabelled model works.
+ */
+export const deepseekV3Format: ToolCallFormat = {
+  name: 'deepseek-v3',
+  markers: SECTION_BEGIN,
+  read: (reply, tools) => guarded(() => readSections(reply, tools)),
+};
+
+/** DeepSeek V3.1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>name<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`. */
+export const deepseekV31Format: ToolCallFormat = {
+  name: 'deepseek-v3.1',
+  markers: SECTION_BEGIN,
+  read: (reply, tools) => guarded(() => readSections(reply, tools)),
+};
+
+/**
+ * DeepSeek V3.2's DSML: `<｜DSML｜function_calls>` holding `<｜DSML｜invoke name="x">` blocks of
+ * `<｜DSML｜parameter name="p" string="true|false">v</｜DSML｜parameter>` (`string="true"`: raw text, else JSON) or
+ * a JSON object; V4's `<｜DSML｜tool_calls>` and the bare `<function_calls><invoke name="x">` tags too.
+ */
+export const deepseekV32Format: ToolCallFormat = {
+  name: 'deepseek-v3.2',
+  markers: DSML_BEGIN,
+  read: (reply, tools) => guarded(() => readDsml(reply, tools)),
+};
+
+function guarded(read: () => ReadToolCalls | undefined): ReadToolCalls | undefined {
+  try {
+    return read();
+  } catch {
+    // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// R1 / V3 / V3.1 sections
+
+/** One cut-out stretch of the reply and the calls read from it. */
+interface Block {
+  readonly start: number;
+  readonly end: number;
+  readonly calls: readonly TextCall[];
+}
+
+/** A call (or `undefined` for an entry that names no offered tool or does not parse) and where its entry ends. */
+interface Entry {
+  readonly call: TextCall | undefined;
+  readonly end: number;
+  /** Whether the entry's end was marked by a closing token (a bad but closed entry goes with its section). */
+  readonly closed: boolean;
+}
+
+function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
+  const finders = {
+    sectionEnd: finder(reply, SECTION_END),
+    callBegin: finder(reply, CALL_BEGIN),
+    callEnd: finder(reply, CALL_END),
+    separator: finder(reply, SEPARATOR),
+  };
+  const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
+    readSection(reply, start, limit, tools, finders);
+  return readMarkedBlocks(reply, SECTION_BEGIN, read);
+}
+
+type SectionFinders = Readonly<
+  Record<'sectionEnd' | 'callBegin' | 'callEnd' | 'separator', Finder>
+>;
+
+/** The entries after a section opener (from `start`, not past `limit`), up to `<｜tool▁calls▁end｜>`. */
+function readSection(
+  text: string,
+  start: number,
+  limit: number,
+  tools: OfferedToolSet,
+  finders: SectionFinders,
+): Omit<Block, 'start'> | undefined {
+  const calls: TextCall[] = [];
+  let at = start;
+  let end = start;
+  for (;;) {
+    at = skipSpace(text, at, limit);
+    if (at < limit && text.startsWith(SECTION_END, at)) {
+      end = skipEndOfSentence(text, at + SECTION_END.length, limit);
+      break;
+    }
+    if (at >= limit) break;
+    const entry = readSectionEntry(text, at, limit, tools, finders);
+    if (entry === undefined) break;
+    if (entry.call !== undefined) calls.push(entry.call);
+    if (entry.call !== undefined || entry.closed) end = entry.end;
+    at = entry.end;
+  }
+  return calls.length > 0 ? { end, calls } : undefined;
+}
+
+/** `[<｜tool▁call▁begin｜>]name<｜tool▁sep｜>{…}` (V3.1) or `…function<｜tool▁sep｜>name` + a fenced JSON (V3). */
+function readSectionEntry(
+  text: string,
+  start: number,
+  limit: number,
+  tools: OfferedToolSet,
+  finders: SectionFinders,
+): Entry | undefined {
+  const at = text.startsWith(CALL_BEGIN, start) ? start + CALL_BEGIN.length : start;
+  const close = before(finders.callEnd(at), limit);
+  const stop = Math.min(
+    close,
+    before(finders.callBegin(at), limit),
+    before(finders.sectionEnd(at), limit),
+  );
+  const closed = close === stop && close < limit;
+  const end = closed ? close + CALL_END.length : stop;
+  if (stop === at && !closed) return undefined;
+  const separator = finders.separator(at);
+  if (separator === -1 || separator >= stop)
+    return closed ? { call: undefined, end, closed } : undefined;
+  const call = readSectionCall(text, at, separator, stop, tools);
+  if (call === undefined && !closed) return undefined;
+  return { call, end, closed };
+}
+
+function readSectionCall(
+  text: string,
+  start: number,
+  separator: number,
+  stop: number,
+  tools: OfferedToolSet,
+): TextCall | undefined {
+  const afterSeparator = separator + SEPARATOR.length;
+  const head = text.slice(start, separator).trim();
+  const argsAt = skipSpace(text, afterSeparator, stop);
+  const first = text.charAt(argsAt);
+  if (first === '{' || first === '[') return namedCall(head, text, argsAt, stop, tools, false);
+  // V3 / R1: the type (`function`) before the separator, the name on the rest of the line, then a ```json fence.
+  const lineEnd = lineEndBefore(text, afterSeparator, stop);
+  if (lineEnd === -1) return undefined;
+  const name = text.slice(afterSeparator, lineEnd).trim();
+  let at = skipSpace(text, lineEnd, stop);
+  if (!text.startsWith('```', at)) return namedCall(name, text, at, stop, tools, false);
+  at += 3;
+  if (text.startsWith('json', at)) at += 4;
+  return namedCall(name, text, at, stop, tools, true);
+}
+
+/** A call to `name` whose JSON arguments start at `at`; only space (and a closing fence when `fenced`) may follow. */
+function namedCall(
+  name: string,
+  text: string,
+  at: number,
+  stop: number,
+  tools: OfferedToolSet,
+  fenced: boolean,
+): TextCall | undefined {
+  if (!tools.names.has(name) || name.length > 256) return undefined;
+  const value = readLenientJson(text, at, stop);
+  if (value === undefined) return undefined;
+  let rest = skipSpace(text, value.end, stop);
+  if (fenced && text.startsWith('```', rest)) rest = skipSpace(text, rest + 3, stop);
+  const args = isPlainObject(value.value) ? argumentsText(value.value) : undefined;
+  return rest === stop && args !== undefined ? { name, arguments: args } : undefined;
+}
+
+/** The index of the next line break before `stop`, or -1 (a bounded search keeps the reader linear). */
+function lineEndBefore(text: string, start: number, stop: number): number {
+  for (let at = start; at < stop; at += 1) if (text.charCodeAt(at) === 0x0a) return at;
+  return -1;
+}
+
+function skipEndOfSentence(text: string, index: number, limit: number): number {
+  const at = skipSpace(text, index, limit);
+  return text.startsWith(END_OF_SENTENCE, at) && at + END_OF_SENTENCE.length <= limit
+    ? at + END_OF_SENTENCE.length
+    : index;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// V3.2 DSML
+
+/** Searches for the tags of one spelling (`<｜DSML｜invoke` or the bare `<invoke`). */
+type TagFinders = Readonly<Record<'invokeClose' | 'invokeOpen' | 'parameterClose', Finder>>;
+
+/**
+ * Both spellings: a tag is closed by the same spelling first (so a DSML value may hold a bare `</parameter>`),
+ * then by the other one, as SGLang also accepts mixed tags.
+ */
+interface DsmlFinders {
+  readonly dsml: TagFinders;
+  readonly bare: TagFinders;
+  readonly blockEnd: Finder;
+}
+
+function tagFinders(reply: string, index: 0 | 1): TagFinders {
+  return {
+    invokeClose: finder(reply, INVOKE_CLOSE[index]),
+    invokeOpen: finder(reply, INVOKE_OPEN[index]),
+    parameterClose: finder(reply, PARAMETER_CLOSE[index]),
+  };
+}
+
+/** The closing tag for an opening tag at `start`: its own spelling's if there is one before `limit`, else the other's. */
+function closingTag(
+  text: string,
+  start: number,
+  from: number,
+  limit: number,
+  finders: DsmlFinders,
+  kind: 'invokeClose' | 'parameterClose',
+): number {
+  const [own, other] = text.startsWith('<｜DSML｜', start)
+    ? [finders.dsml, finders.bare]
+    : [finders.bare, finders.dsml];
+  const close = before(own[kind](from), limit);
+  return close < limit ? close : before(other[kind](from), limit);
+}
+
+function readDsml(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
+  const finders: DsmlFinders = {
+    dsml: tagFinders(reply, 0),
+    bare: tagFinders(reply, 1),
+    blockEnd: anyFinder(reply, DSML_END),
+  };
+  const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
+    readDsmlBlock(reply, start, limit, tools, finders);
+  return readMarkedBlocks(reply, DSML_BEGIN, read);
+}
+
+function readDsmlBlock(
+  text: string,
+  start: number,
+  limit: number,
+  tools: OfferedToolSet,
+  finders: DsmlFinders,
+): Omit<Block, 'start'> | undefined {
+  const calls: TextCall[] = [];
+  let at = start;
+  let end = start;
+  for (;;) {
+    at = skipSpace(text, at, limit);
+    const closing = DSML_END.find((tag) => text.startsWith(tag, at));
+    if (closing !== undefined && at + closing.length <= limit) {
+      end = skipEndOfSentence(text, at + closing.length, limit);
+      break;
+    }
+    if (at >= limit || !INVOKE_OPEN.some((tag) => text.startsWith(tag, at))) break;
+    const entry = readInvoke(text, at, limit, tools, finders);
+    if (entry === undefined) break;
+    if (entry.call !== undefined) calls.push(entry.call);
+    if (entry.call !== undefined || entry.closed) end = entry.end;
+    at = entry.end;
+  }
+  return calls.length > 0 ? { end, calls } : undefined;
+}
+
+const INVOKE_HEAD = /<(?:｜DSML｜)?invoke\s+name\s*=\s*"([^"<>\n]{1,256})"\s*>/y;
+
+/** `<｜DSML｜invoke name="x">` parameters or a JSON object `</｜DSML｜invoke>`. */
+function readInvoke(
+  text: string,
+  start: number,
+  limit: number,
+  tools: OfferedToolSet,
+  finders: DsmlFinders,
+): Entry | undefined {
+  const close = closingTag(text, start, start, limit, finders, 'invokeClose');
+  const ownOpen = text.startsWith('<｜DSML｜', start) ? finders.dsml : finders.bare;
+  const stop = Math.min(
+    close,
+    before(ownOpen.invokeOpen(start + 1), limit),
+    before(finders.blockEnd(start), limit),
+  );
+  const closed = close === stop && close < limit;
+  const closeTag = closed ? INVOKE_CLOSE.find((tag) => text.startsWith(tag, close)) : undefined;
+  const end = closeTag === undefined ? stop : close + closeTag.length;
+  INVOKE_HEAD.lastIndex = start;
+  const head = INVOKE_HEAD.exec(text);
+  if (head === null || start + head[0].length > stop)
+    return closed ? { call: undefined, end, closed } : undefined;
+  const name = head[1] ?? '';
+  const args = tools.names.has(name)
+    ? readInvokeArguments(text, start + head[0].length, stop, tools, finders, name)
+    : undefined;
+  const call = args === undefined ? undefined : { name, arguments: args };
+  if (call === undefined && !closed) return undefined;
+  return { call, end, closed };
+}
+
+function readInvokeArguments(
+  text: string,
+  start: number,
+  stop: number,
+  tools: OfferedToolSet,
+  finders: DsmlFinders,
+  name: string,
+): string | undefined {
+  const at = skipSpace(text, start, stop);
+  if (text.charAt(at) === '{') {
+    const value = readLenientJson(text, at, stop);
+    if (value === undefined || skipSpace(text, value.end, stop) !== stop) return undefined;
+    return isPlainObject(value.value) ? argumentsText(value.value) : undefined;
+  }
+  const args: Record<string, unknown> = Object.create(null);
+  const properties = propertiesOf(tools, name);
+  for (let index = at; ; ) {
+    index = skipSpace(text, index, stop);
+    if (index >= stop) return argumentsText(args);
+    const parameter = readParameter(text, index, stop, finders);
+    if (parameter === undefined) return undefined;
+    args[parameter.name] = parameterValue(parameter, properties?.[parameter.name]);
+    index = parameter.end;
+  }
+}
+
+interface Parameter {
+  readonly name: string;
+  /** The `string` attribute: `true` (raw text), `false` (JSON), or `undefined` when absent. */
+  readonly isString: boolean | undefined;
+  readonly raw: string;
+  readonly end: number;
+}
+
+const PARAMETER_HEAD =
+  /<(?:｜DSML｜)?parameter\s+name\s*=\s*"([^"<>\n]{1,256})"(?:\s+string\s*=\s*"(true|false)")?\s*>/y;
+
+function readParameter(
+  text: string,
+  start: number,
+  stop: number,
+  finders: DsmlFinders,
+): Parameter | undefined {
+  if (!PARAMETER_OPEN.some((tag) => text.startsWith(tag, start))) return undefined;
+  PARAMETER_HEAD.lastIndex = start;
+  const head = PARAMETER_HEAD.exec(text);
+  if (head === null || start + head[0].length > stop) return undefined;
+  const valueStart = start + head[0].length;
+  const close = closingTag(text, start, valueStart, stop, finders, 'parameterClose');
+  if (close >= stop) return undefined;
+  const closeTag = PARAMETER_CLOSE.find((tag) => text.startsWith(tag, close)) ?? '';
+  const flag = head[2];
+  return {
+    name: head[1] ?? '',
+    isString: flag === undefined ? undefined : flag === 'true',
+    raw: text.slice(valueStart, close),
+    end: close + closeTag.length,
+  };
+}
+
+/** `string="true"` keeps the raw text; `string="false"` (or no flag and a non-string schema) reads JSON. */
+function parameterValue(parameter: Parameter, schema: unknown): unknown {
+  if (parameter.isString === true) return parameter.raw;
+  if (parameter.isString === undefined && isPlainObject(schema) && schema.type === 'string')
+    return parameter.raw;
+  const trimmed = parameter.raw.trim();
+  const value = readLenientJson(trimmed, 0, trimmed.length);
+  return value !== undefined && value.end === trimmed.length ? value.value : parameter.raw;
+}
+
+function propertiesOf(tools: OfferedToolSet, name: string): Record<string, unknown> | undefined {
+  const properties = tools.parametersOf(name)?.properties;
+  return isPlainObject(properties) ? properties : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Blocks, fences and text
+
+/**
+ * Reads every block that starts with one of `markers` (a marker inside a ``` fence does not count) and cuts the
+ * blocks that hold calls out of the reply; the text around them is kept.
+ */
+function readMarkedBlocks(
+  reply: string,
+  markers: readonly string[],
+  read: (start: number, limit: number) => Omit<Block, 'start'> | undefined,
+): ReadToolCalls | undefined {
+  const nextMarker = anyFinder(reply, markers);
+  const fence = fenceTracker(reply);
+  const blocks: Block[] = [];
+  for (let search = 0; ; ) {
+    const at = nextMarker(search);
+    if (at === -1) break;
+    const marker = markers.find((candidate) => reply.startsWith(candidate, at)) ?? '';
+    const start = at + marker.length;
+    const following = nextMarker(start);
+    const block = fence.inside(at)
+      ? undefined
+      : read(start, following === -1 ? reply.length : following);
+    search = block === undefined ? start : block.end;
+    if (block === undefined) continue;
+    blocks.push({ start: at, end: block.end, calls: block.calls });
+    fence.skip(block.end);
+  }
+  return cutBlocks(reply, blocks);
+}
+
+function cutBlocks(reply: string, blocks: readonly Block[]): ReadToolCalls | undefined {
+  const calls = blocks.flatMap((block) => block.calls);
+  if (calls.length === 0) return undefined;
+  const pieces: string[] = [];
+  let copied = 0;
+  for (const block of blocks) {
+    pieces.push(reply.slice(copied, block.start));
+    copied = block.end;
+  }
+  pieces.push(reply.slice(copied));
+  return { content: joinPieces(pieces), calls };
+}
+
+/**
+ * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the whitespace
+ * that stood on the left of the cut, or else the whitespace on its right (as text-tool-calls does).
+ */
+function joinPieces(pieces: readonly string[]): string {
+  const parts: string[] = [];
+  let gap = '';
+  for (const piece of pieces) {
+    const core = piece.trim();
+    if (core === '') {
+      if (gap === '') gap = piece;
+      continue;
+    }
+    const lead = piece.slice(0, piece.length - piece.trimStart().length);
+    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
+    parts.push(core);
+    gap = piece.slice(piece.trimEnd().length);
+  }
+  return parts.join('');
+}
+
+/** Tells whether a position is inside a ``` fence, counting the fences outside cut blocks; positions only grow. */
+function fenceTracker(text: string): { inside(index: number): boolean; skip(end: number): void } {
+  const nextFence = finder(text, '```');
+  let at = 0;
+  let open = false;
+  return {
+    inside(index) {
+      for (let fence = nextFence(at); fence !== -1 && fence < index; fence = nextFence(at)) {
+        open = !open;
+        at = fence + 3;
+      }
+      return open;
+    },
+    skip(end) {
+      at = Math.max(at, end);
+    },
+  };
+}
+
+/** A search for `needle` from positions that never move backwards; it remembers its hit, so it stays linear. */
+type Finder = (from: number) => number;
+
+function finder(text: string, needle: string): Finder {
+  let hit = -2;
+  return (from) => {
+    if (hit === -1 || hit >= from) return hit;
+    hit = text.indexOf(needle, from);
+    return hit;
+  };
+}
+
+/** The nearest of several needles. */
+function anyFinder(text: string, needles: readonly string[]): Finder {
+  const finders = needles.map((needle) => finder(text, needle));
+  return (from) => {
+    let best = -1;
+    for (const find of finders) {
+      const hit = find(from);
+      if (hit !== -1 && (best === -1 || hit < best)) best = hit;
+    }
+    return best;
+  };
+}
+
+/** A found index, or `limit` when it is missing or past `limit`. */
+function before(index: number, limit: number): number {
+  return index === -1 || index > limit ? limit : index;
+}
+
+function skipSpace(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
+}

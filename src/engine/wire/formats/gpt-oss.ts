@@ -1,0 +1,332 @@
+import { isPlainObject } from '../../../core/index.js';
+import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import type {
+  OfferedToolSet,
+  ReadToolCalls,
+  TextCall,
+  ToolCallFormat,
+} from './tool-call-format.js';
+
+const START = '<|start|>';
+const CHANNEL = '<|channel|>';
+const MESSAGE = '<|message|>';
+const END_TOKENS = ['<|end|>', '<|call|>', '<|return|>'] as const;
+const RECIPIENT = 'to=';
+const FUNCTIONS = 'functions.';
+/** A header longer than this is not one (headers are a channel, a recipient and a constraint). */
+const MAX_HEADER = 1024;
+
+/**
+ * GPT-OSS (harmony): `<|start|>assistant<|channel|>commentary to=functions.name <|constrain|>json<|message|>{…}<|call|>`
+ * (the recipient may also stand before `<|channel|>`; `<|call|>` is a stop token, often missing). The `final`
+ * channel's text and commentary preambles are the content; `analysis` is reasoning and left out. Also reads what
+ * servers leave after stripping the special tokens: `…assistantcommentary to=functions.name json{…}`.
+ */
+export const gptOssFormat: ToolCallFormat = {
+  name: 'gpt-oss',
+  markers: [CHANNEL, START, `${RECIPIENT}${FUNCTIONS}`],
+  read(reply, tools) {
+    try {
+      return reply.includes(MESSAGE) ? readMessages(reply, tools) : readStripped(reply, tools);
+    } catch {
+      // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
+      return undefined;
+    }
+  },
+};
+
+type Owner = 'content' | 'reasoning';
+
+interface Finders {
+  readonly message: Finder;
+  readonly start: Finder;
+  readonly channel: Finder;
+  readonly end: Finder;
+  readonly recipient: Finder;
+}
+
+/** What the messages read so far gave: content pieces, calls, and who owns text until the next end token. */
+interface Reading {
+  readonly parts: string[];
+  readonly calls: TextCall[];
+  owner: Owner;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// With the special tokens
+
+function readMessages(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
+  const finders: Finders = {
+    message: finder(reply, MESSAGE),
+    start: finder(reply, START),
+    channel: finder(reply, CHANNEL),
+    end: anyFinder(reply, END_TOKENS),
+    recipient: finder(reply, RECIPIENT),
+  };
+  const fence = fenceTracker(reply);
+  const reading: Reading = { parts: [], calls: [], owner: 'content' };
+  for (let pos = 0; pos < reply.length; ) {
+    const message = finders.message(pos);
+    const regionEnd = message === -1 ? reply.length : message;
+    const found = message === -1 ? undefined : headerStart(reply, pos, message, finders);
+    const header = found !== undefined && !fence.inside(found) ? found : undefined;
+    if (message === -1 || header === undefined) {
+      const literalEnd = message === -1 ? regionEnd : message + MESSAGE.length;
+      take(reply, pos, literalEnd, reading, finders);
+      pos = literalEnd;
+      continue;
+    }
+    take(reply, pos, header, reading, finders);
+    pos = readMessage(reply, header, message, tools, reading, finders);
+    fence.skip(pos);
+  }
+  if (reading.calls.length === 0) return undefined;
+  return { content: reading.parts.join('\n'), calls: reading.calls };
+}
+
+/** Reads the message whose header spans `header`…`message`; returns where the next region starts. */
+function readMessage(
+  reply: string,
+  header: number,
+  message: number,
+  tools: OfferedToolSet,
+  reading: Reading,
+  finders: Finders,
+): number {
+  const text = reply.slice(header, message);
+  const bodyStart = message + MESSAGE.length;
+  const recipient = /to=([^\s<{]{1,256})/.exec(text)?.[1];
+  const isAnalysis = /(analysis|commentary|final)/.exec(text)?.[0] === 'analysis';
+  if (recipient === undefined) {
+    reading.owner = isAnalysis ? 'reasoning' : 'content';
+    return bodyStart;
+  }
+  reading.owner = 'content';
+  const limit = bodyLimit(reply, bodyStart, finders);
+  const read = readArguments(reply, bodyStart, limit, nameOf(recipient, tools));
+  if (read.call === undefined) {
+    // A call that does not read stays visible, unless it was reasoning (a built-in tool in `analysis`).
+    if (!isAnalysis) addContent(reading, reply.slice(header, limit));
+    return limit;
+  }
+  reading.calls.push(read.call);
+  return read.end;
+}
+
+/** Hands `reply[from, to)` to its owner; an end token in it closes the message (what follows is plain text). */
+function take(reply: string, from: number, to: number, reading: Reading, finders: Finders): void {
+  let cursor = from;
+  for (let end = finders.end(cursor); end !== -1 && end < to; end = finders.end(cursor)) {
+    if (reading.owner === 'content') addContent(reading, reply.slice(cursor, end));
+    reading.owner = 'content';
+    cursor = end + (END_TOKENS.find((token) => reply.startsWith(token, end)) ?? '').length;
+  }
+  if (reading.owner === 'content' && cursor < to) addContent(reading, reply.slice(cursor, to));
+}
+
+function addContent(reading: Reading, text: string): void {
+  const trimmed = text.trim();
+  if (trimmed !== '') reading.parts.push(trimmed);
+}
+
+/**
+ * Where the header before `<|message|>` (at `message`) starts: the first `<|start|>` or `<|channel|>` of the
+ * region, a recipient written before `<|channel|>`, or a channel word left by stripped tokens
+ * (`commentary to=…`, `…assistantfinal`). `undefined` when the region has no header.
+ */
+function headerStart(
+  reply: string,
+  from: number,
+  message: number,
+  finders: Finders,
+): number | undefined {
+  const lowest = Math.max(from, message - MAX_HEADER);
+  const candidates = [finders.start(from), finders.channel(from)].filter(
+    (index) => index !== -1 && index >= lowest && index < message,
+  );
+  const recipient = finders.recipient(from);
+  if (recipient !== -1 && recipient >= lowest && recipient < message) {
+    const word = channelWordBefore(reply, lowest, recipient);
+    RECIPIENT_FIRST.lastIndex = recipient;
+    if (word !== undefined) candidates.push(word);
+    else if (RECIPIENT_FIRST.test(reply)) candidates.push(recipient);
+  }
+  if (candidates.length > 0) return Math.min(...candidates);
+  return channelWordBefore(reply, lowest, message);
+}
+
+/** A recipient written before the channel: `to=functions.x<|channel|>commentary`. */
+const RECIPIENT_FIRST = /to=[^\s<{]{1,256}\s{0,16}<\|channel\|>/y;
+
+/** The start of `analysis`, `commentary` or `final` (with a glued `assistant`) ending just before `index`. */
+function channelWordBefore(reply: string, lowest: number, index: number): number | undefined {
+  let end = index;
+  while (end > lowest && isSpace(reply.charCodeAt(end - 1))) end -= 1;
+  const word = ['commentary', 'analysis', 'final'].find(
+    (candidate) =>
+      end - candidate.length >= lowest && reply.startsWith(candidate, end - candidate.length),
+  );
+  if (word === undefined) return undefined;
+  const start = end - word.length;
+  return start - 9 >= lowest && reply.startsWith('assistant', start - 9) ? start - 9 : start;
+}
+
+/** A call body runs to the first end token or the next header token (`<|call|>` is a stop token, often cut). */
+function bodyLimit(reply: string, bodyStart: number, finders: Finders): number {
+  const stops = [
+    finders.end(bodyStart),
+    finders.message(bodyStart),
+    finders.start(bodyStart),
+    finders.channel(bodyStart),
+  ].filter((index) => index !== -1);
+  return Math.min(reply.length, ...stops);
+}
+
+/** The JSON object arguments at `start` for the tool `name` (undefined: not offered); an end token may follow. */
+function readArguments(
+  reply: string,
+  start: number,
+  limit: number,
+  name: string | undefined,
+): { readonly call: TextCall | undefined; readonly end: number } {
+  const value = name === undefined ? undefined : readLenientJson(reply, start, limit);
+  const args =
+    value !== undefined && isPlainObject(value.value) ? argumentsText(value.value) : undefined;
+  if (name === undefined || value === undefined || args === undefined)
+    return { call: undefined, end: limit };
+  const at = skipSpace(reply, value.end, reply.length);
+  const token = ['<|call|>', '<|end|>'].find((candidate) => reply.startsWith(candidate, at));
+  return {
+    call: { name, arguments: args },
+    end: token === undefined ? value.end : at + token.length,
+  };
+}
+
+/** `functions.get_weather` names `get_weather`; `get_weatherjson` (a stripped `<|constrain|>`) too. */
+function nameOf(recipient: string, tools: OfferedToolSet): string | undefined {
+  const bare = recipient.startsWith(FUNCTIONS) ? recipient.slice(FUNCTIONS.length) : recipient;
+  const candidates = [bare, bare.endsWith('json') ? bare.slice(0, -4) : ''];
+  return candidates.find((candidate) => candidate !== '' && tools.names.has(candidate));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// With the special tokens stripped: `analysis…assistantcommentary to=functions.x json{…}assistantfinal…`
+
+interface Block {
+  readonly start: number;
+  readonly end: number;
+  readonly call: TextCall;
+}
+
+function readStripped(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
+  const marker = `${RECIPIENT}${FUNCTIONS}`;
+  const nextMarker = finder(reply, marker);
+  const fence = fenceTracker(reply);
+  const blocks: Block[] = [];
+  for (let search = 0; ; ) {
+    const at = nextMarker(search);
+    if (at === -1) break;
+    search = at + marker.length;
+    const start = channelWordBefore(reply, blocks.at(-1)?.end ?? 0, at);
+    if (start === undefined || fence.inside(start)) continue;
+    const following = nextMarker(search);
+    const block = readStrippedCall(reply, at, following === -1 ? reply.length : following, tools);
+    if (block === undefined) continue;
+    blocks.push({ start, end: block.end, call: block.call });
+    fence.skip(block.end);
+    search = block.end;
+  }
+  if (blocks.length === 0) return undefined;
+  return { content: strippedContent(reply, blocks), calls: blocks.map((block) => block.call) };
+}
+
+const STRIPPED_HEAD = /to=([^\s<{]{1,256})\s*(?:<\|constrain\|>)?\s*(?:json)?\s*/y;
+
+function readStrippedCall(
+  reply: string,
+  at: number,
+  limit: number,
+  tools: OfferedToolSet,
+): { readonly call: TextCall; readonly end: number } | undefined {
+  STRIPPED_HEAD.lastIndex = at;
+  const head = STRIPPED_HEAD.exec(reply);
+  const recipient = head?.[1];
+  if (head === null || recipient === undefined || at + head[0].length > limit) return undefined;
+  const read = readArguments(reply, at + head[0].length, limit, nameOf(recipient, tools));
+  return read.call === undefined ? undefined : { call: read.call, end: read.end };
+}
+
+/** The text around the calls, without the analysis (reasoning) and the `assistantfinal` channel header. */
+function strippedContent(reply: string, blocks: readonly Block[]): string {
+  const parts: string[] = [];
+  let copied = 0;
+  for (const block of [...blocks, undefined]) {
+    const text = withoutReasoning(reply.slice(copied, block?.start ?? reply.length).trim());
+    if (text !== '') parts.push(text);
+    copied = block?.end ?? reply.length;
+  }
+  return parts.join('\n');
+}
+
+function withoutReasoning(piece: string): string {
+  const finalAt = piece.indexOf('assistantfinal');
+  const isReasoning = piece.startsWith('analysis') || piece.startsWith('assistantanalysis');
+  if (finalAt !== -1 && (isReasoning || finalAt === 0)) return piece.slice(finalAt + 14).trim();
+  return isReasoning ? '' : piece;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Fences and text
+
+/** Tells whether a position is inside a ``` fence, counting the fences outside cut blocks; positions only grow. */
+function fenceTracker(text: string): { inside(index: number): boolean; skip(end: number): void } {
+  const nextFence = finder(text, '```');
+  let at = 0;
+  let open = false;
+  return {
+    inside(index) {
+      for (let fence = nextFence(at); fence !== -1 && fence < index; fence = nextFence(at)) {
+        open = !open;
+        at = fence + 3;
+      }
+      return open;
+    },
+    skip(end) {
+      at = Math.max(at, end);
+    },
+  };
+}
+
+/** A search for `needle` from positions that never move backwards; it remembers its hit, so it stays linear. */
+type Finder = (from: number) => number;
+
+function finder(text: string, needle: string): Finder {
+  let hit = -2;
+  return (from) => {
+    if (hit === -1 || hit >= from) return hit;
+    hit = text.indexOf(needle, from);
+    return hit;
+  };
+}
+
+function anyFinder(text: string, needles: readonly string[]): Finder {
+  const finders = needles.map((needle) => finder(text, needle));
+  return (from) => {
+    let best = -1;
+    for (const find of finders) {
+      const hit = find(from);
+      if (hit !== -1 && (best === -1 || hit < best)) best = hit;
+    }
+    return best;
+  };
+}
+
+function skipSpace(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
+}
