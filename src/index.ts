@@ -142,6 +142,7 @@ export {
   type ModelPullFailure,
   type ModelRecommendation,
   machineFacts,
+  type OfferedToolSet,
   OllamaEngine,
   type OllamaEngineOptions,
   OPENAI_COMPATIBLE_DEFAULT_BASE_URLS,
@@ -153,7 +154,9 @@ export {
   type PullProgress,
   pullModel,
   RECOMMENDED_MODEL,
+  readTextToolCalls,
   recommendModel,
+  type ToolCallFormat,
 } from './engine/index.js';
 export {
   createMcpServer,

@@ -59,6 +59,18 @@ export {
   OpenAICompatibleEngine,
   type OpenAICompatibleEngineOptions,
 } from './openai/openai-compatible.js';
+export { toolCallFormatsFor, UNAMBIGUOUS_FORMATS } from './wire/formats/family-formats.js';
+export {
+  type FoundTextToolCalls,
+  type ReadTextToolCallsOptions,
+  readTextToolCalls,
+} from './wire/formats/read-text-tool-calls.js';
+export type {
+  OfferedToolSet,
+  ReadToolCalls,
+  TextCall,
+  ToolCallFormat,
+} from './wire/formats/tool-call-format.js';
 export {
   extractTextToolCalls,
   type TextToolCallOptions,

@@ -15,7 +15,7 @@ import {
   withTextToolCalls,
   withTimeToFirstChunk,
 } from '../wire/engine-results.js';
-import { textToolNames } from '../wire/offered-tools.js';
+import { textToolSet } from '../wire/offered-tools.js';
 import { TextToolCallBuffer } from '../wire/text-tool-call-buffer.js';
 import { createToolCallIdFactory, type ToolCallIdFactory } from '../wire/wire-format.js';
 import type { ChatDialect, ChatRequestContext } from './chat-dialect.js';
@@ -80,8 +80,8 @@ export class HttpChatEngine implements InferenceEngine {
     const parsed = this.#wire(path, () =>
       this.#dialect.parseAnswer(response.body, options.model, this.#makeId),
     );
-    const names = textToolNames(options, this.#textToolCalls);
-    return toGenerateResult(withTextToolCalls(parsed, names, this.#makeId), ttftSeconds);
+    const tools = textToolSet(options, this.#textToolCalls);
+    return toGenerateResult(withTextToolCalls(parsed, tools, this.#makeId), ttftSeconds);
   }
 
   /** Sends the conversation and yields the answer as it arrives, then one `end` chunk. */
@@ -136,8 +136,8 @@ export class HttpChatEngine implements InferenceEngine {
     options: GenerateOptions,
   ): AsyncGenerator<StreamChunk> {
     const reader = this.#dialect.openStream(response.headers, options.model, this.#makeId);
-    const names = textToolNames(options, this.#textToolCalls);
-    const buffer = new TextToolCallBuffer(names, this.#makeId);
+    const tools = textToolSet(options, this.#textToolCalls);
+    const buffer = new TextToolCallBuffer(tools, options.model, this.#makeId);
     for await (const text of response.chunks) {
       yield* buffer.pass(reader.push(text));
       if (reader.done) {

@@ -252,6 +252,35 @@ describe('OpenAICompatibleEngine answers', () => {
     ).toHaveLength(1);
   });
 
+  it("reads a model family's own call format (Qwen3-Coder XML) with arguments typed by the schema, whole and streamed", async () => {
+    const weather: OpenAIFunctionTool = {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'Weather.',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' }, days: { type: 'integer' } },
+        },
+      },
+    };
+    const content =
+      'Checking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>';
+    const { engine } = await setup({ script: [{ content }, { content }] }, { textToolCalls: true });
+    const result = await engine.generate(QUESTION, { model: 'qwen3-coder', tools: [weather] });
+    expect(result).toMatchObject({ content: 'Checking.', finishReason: 'tool_calls' });
+    expect(result.toolCalls).toEqual([
+      { id: expect.any(String), name: 'get_weather', arguments: '{"city":"Oslo","days":3}' },
+    ]);
+    const chunks = await collectStream(
+      engine.stream(QUESTION, { model: 'qwen3-coder', tools: [weather] }),
+    );
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['text_delta', 'tool_call', 'end']);
+    expect(chunks[1]).toMatchObject({
+      toolCall: { name: 'get_weather', arguments: '{"city":"Oslo","days":3}' },
+    });
+  });
+
   it('rejects an answer without choices as engine_protocol_error naming the address', async () => {
     const url = await rawServer((_request, res) =>
       sendJson(res, 200, { object: 'chat.completion' }),

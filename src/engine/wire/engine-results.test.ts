@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { type Clock, type StreamChunk, ZERO_USAGE } from '../../core/index.js';
 import { toGenerateResult, withTextToolCalls, withTimeToFirstChunk } from './engine-results.js';
+import type { OfferedToolSet } from './formats/tool-call-format.js';
 import type { ParsedCompletion } from './wire-format.js';
 
 const makeId = (index: number) => `id_${index}`;
+
+/** The offered tools of these names (no schemas). */
+function toolSet(...names: string[]): OfferedToolSet {
+  return { names: new Set(names), parametersOf: () => undefined };
+}
 const PARSED: ParsedCompletion = {
   content: 'Sure. <tool_call>{"name": "calculator", "arguments": {"expression": "1"}}</tool_call>',
   reasoning: '',
@@ -15,7 +21,7 @@ const PARSED: ParsedCompletion = {
 
 describe('withTextToolCalls', () => {
   it('moves calls of the named tools out of the text', () => {
-    expect(withTextToolCalls(PARSED, ['calculator'], makeId)).toEqual({
+    expect(withTextToolCalls(PARSED, toolSet('calculator'), makeId)).toEqual({
       ...PARSED,
       content: 'Sure.',
       toolCalls: [{ id: 'id_0', name: 'calculator', arguments: '{"expression":"1"}' }],
@@ -24,10 +30,10 @@ describe('withTextToolCalls', () => {
   });
 
   it('keeps the answer when no tool is named, none is found, or it has structured calls', () => {
-    expect(withTextToolCalls(PARSED, [], makeId)).toBe(PARSED);
-    expect(withTextToolCalls(PARSED, ['get_weather'], makeId)).toBe(PARSED);
+    expect(withTextToolCalls(PARSED, toolSet(), makeId)).toBe(PARSED);
+    expect(withTextToolCalls(PARSED, toolSet('get_weather'), makeId)).toBe(PARSED);
     const structured = { ...PARSED, toolCalls: [{ id: 'a', name: 'calculator', arguments: '{}' }] };
-    expect(withTextToolCalls(structured, ['calculator'], makeId)).toBe(structured);
+    expect(withTextToolCalls(structured, toolSet('calculator'), makeId)).toBe(structured);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   type GenerateResult,
   type StreamChunk,
 } from '../../core/index.js';
+import type { OfferedToolSet } from './formats/tool-call-format.js';
 import { findTextToolCalls } from './text-tool-call-buffer.js';
 import type { ParsedCompletion, ToolCallIdFactory } from './wire-format.js';
 
@@ -13,11 +14,11 @@ import type { ParsedCompletion, ToolCallIdFactory } from './wire-format.js';
  */
 export function withTextToolCalls(
   parsed: ParsedCompletion,
-  names: readonly string[],
+  tools: OfferedToolSet,
   makeId: ToolCallIdFactory,
 ): ParsedCompletion {
-  if (names.length === 0 || parsed.toolCalls.length > 0) return parsed;
-  const found = findTextToolCalls(parsed.content, names, makeId);
+  if (tools.names.size === 0 || parsed.toolCalls.length > 0) return parsed;
+  const found = findTextToolCalls(parsed.content, tools, parsed.model, makeId);
   if (found === undefined || found.toolCalls.length === 0) return parsed;
   return {
     ...parsed,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenAIFunctionTool } from '../../core/index.js';
-import { offeredTools, textToolNames } from './offered-tools.js';
+import { offeredTools, textToolSet } from './offered-tools.js';
 
 const tool = (name: string): OpenAIFunctionTool => ({
   type: 'function',
@@ -20,13 +20,19 @@ describe('offeredTools', () => {
   });
 });
 
-describe('textToolNames', () => {
+describe('textToolSet', () => {
+  it('gives each offered tool its parameter schema', () => {
+    const set = textToolSet({ model: 'm', tools: [tool('a')] }, true);
+    expect(set.parametersOf('a')).toEqual({ type: 'object' });
+    expect(set.parametersOf('b')).toBeUndefined();
+  });
+
   it('names the offered tools after tool_choice, and none when text tool calls are off', () => {
     const tools = [tool('a'), tool('b')];
-    expect(textToolNames({ model: 'm', tools }, true)).toEqual(['a', 'b']);
-    expect(textToolNames({ model: 'm', tools, toolChoice: 'none' }, true)).toEqual([]);
+    expect([...textToolSet({ model: 'm', tools }, true).names]).toEqual(['a', 'b']);
+    expect([...textToolSet({ model: 'm', tools, toolChoice: 'none' }, true).names]).toEqual([]);
     const named = { type: 'function', function: { name: 'a' } } as const;
-    expect(textToolNames({ model: 'm', tools, toolChoice: named }, true)).toEqual(['a']);
-    expect(textToolNames({ model: 'm', tools }, false)).toEqual([]);
+    expect([...textToolSet({ model: 'm', tools, toolChoice: named }, true).names]).toEqual(['a']);
+    expect([...textToolSet({ model: 'm', tools }, false).names]).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-import type { GenerateOptions, OpenAIFunctionTool } from '../../core/index.js';
+import type { GenerateOptions, JsonSchema, OpenAIFunctionTool } from '../../core/index.js';
+import type { OfferedToolSet } from './formats/tool-call-format.js';
 
 /**
  * The tools a call offers after its `toolChoice`: `none` offers none, naming one function offers only that
@@ -12,7 +13,12 @@ export function offeredTools(options: GenerateOptions): readonly OpenAIFunctionT
   return tools.filter((tool) => tool.function.name === choice.function.name);
 }
 
-/** The names of the tools whose calls are also looked for in the answer text; none when `enabled` is false. */
-export function textToolNames(options: GenerateOptions, enabled: boolean): string[] {
-  return enabled ? offeredTools(options).map((tool) => tool.function.name) : [];
+/** The offered tools whose calls are also looked for in the answer text (none when `enabled` is false). */
+export function textToolSet(options: GenerateOptions, enabled: boolean): OfferedToolSet {
+  const tools = enabled ? offeredTools(options) : [];
+  const schemas = new Map(tools.map((tool) => [tool.function.name, tool.function.parameters]));
+  return {
+    names: new Set(schemas.keys()),
+    parametersOf: (name) => schemas.get(name) as JsonSchema | undefined,
+  };
 }

@@ -1,16 +1,21 @@
 import type { StreamChunk } from '../../core/index.js';
+import { type FoundTextToolCalls, readTextToolCalls } from './formats/read-text-tool-calls.js';
+import type { OfferedToolSet } from './formats/tool-call-format.js';
 import { endChunk, type StreamEnd } from './stream-chunks.js';
-import { extractTextToolCalls, type TextToolCalls } from './text-tool-calls.js';
 import type { ToolCallIdFactory } from './wire-format.js';
 
-/** The calls of the named tools written in an answer text; ids it must make come from `makeId`, from 0. */
+/**
+ * The calls of the offered tools written in an answer text of `model` (any family's format); ids it must make
+ * come from `makeId`, from 0.
+ */
 export function findTextToolCalls(
   content: string,
-  names: readonly string[],
+  tools: OfferedToolSet,
+  model: string | undefined,
   makeId: ToolCallIdFactory,
-): TextToolCalls | undefined {
+): FoundTextToolCalls | undefined {
   let count = 0;
-  return extractTextToolCalls(content, names, { generateId: () => makeId(count++) });
+  return readTextToolCalls(content, tools, { model, generateId: () => makeId(count++) });
 }
 
 /**
@@ -19,18 +24,20 @@ export function findTextToolCalls(
  */
 export class TextToolCallBuffer {
   #text = '';
-  readonly #names: readonly string[];
+  readonly #tools: OfferedToolSet;
+  readonly #model: string | undefined;
   readonly #makeId: ToolCallIdFactory;
 
-  constructor(names: readonly string[], makeId: ToolCallIdFactory) {
-    this.#names = names;
+  constructor(tools: OfferedToolSet, model: string | undefined, makeId: ToolCallIdFactory) {
+    this.#tools = tools;
+    this.#model = model;
     this.#makeId = makeId;
   }
 
   /** Passes chunks on, keeping back the text deltas while text tool calls are looked for. */
   *pass(chunks: readonly StreamChunk[]): Generator<StreamChunk> {
     for (const chunk of chunks) {
-      if (this.#names.length > 0 && chunk.type === 'text_delta') this.#text += chunk.text;
+      if (this.#tools.names.size > 0 && chunk.type === 'text_delta') this.#text += chunk.text;
       else yield chunk;
     }
   }
@@ -45,7 +52,7 @@ export class TextToolCallBuffer {
     const found =
       hasNativeCalls || this.#text === ''
         ? undefined
-        : findTextToolCalls(this.#text, this.#names, this.#makeId);
+        : findTextToolCalls(this.#text, this.#tools, this.#model, this.#makeId);
     const calls = found?.toolCalls ?? [];
     const content = calls.length > 0 && found !== undefined ? found.content : this.#text;
     if (content !== '') yield { type: 'text_delta', text: content };

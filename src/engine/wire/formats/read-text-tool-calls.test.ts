@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { toolCallFormatsFor, UNAMBIGUOUS_FORMATS } from './family-formats.js';
+import { readTextToolCalls } from './read-text-tool-calls.js';
+import type { OfferedToolSet } from './tool-call-format.js';
+
+const WEATHER: OfferedToolSet = {
+  names: new Set(['get_weather']),
+  parametersOf: () => ({
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+  }),
+};
+
+function ids(): () => string {
+  let next = 0;
+  return () => `call_${next++}`;
+}
+
+describe('readTextToolCalls', () => {
+  it('reads the common formats first', () => {
+    const found = readTextToolCalls(
+      '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>',
+      WEATHER,
+      { generateId: ids() },
+    );
+    expect(found?.toolCalls).toEqual([
+      { id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    ]);
+  });
+
+  it("reads a family's format with nothing known about the model, values typed by the schema", () => {
+    const qwen =
+      'Let me check.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>';
+    const glm =
+      '<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>';
+    const kimi =
+      '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Oslo"}<|tool_call_end|><|tool_calls_section_end|>';
+    expect(readTextToolCalls(qwen, WEATHER, { generateId: ids() })).toEqual({
+      content: 'Let me check.',
+      toolCalls: [{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo","days":3}' }],
+    });
+    expect(readTextToolCalls(glm, WEATHER, { generateId: ids() })?.toolCalls).toEqual([
+      { id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    ]);
+    expect(readTextToolCalls(kimi, WEATHER, { generateId: ids() })?.toolCalls).toEqual([
+      { id: 'functions.get_weather:0', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+    ]);
+  });
+
+  it('reads formats that also occur in prose only for a model known to write them', () => {
+    const functionary = '>>>get_weather\n{"city": "Oslo"}';
+    expect(readTextToolCalls(functionary, WEATHER, { generateId: ids() })).toBeUndefined();
+    expect(
+      readTextToolCalls(functionary, WEATHER, {
+        model: 'meetkai/functionary-small-v3.2',
+        generateId: ids(),
+      })?.toolCalls,
+    ).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
+    expect(toolCallFormatsFor(undefined)).toBe(UNAMBIGUOUS_FORMATS);
+  });
+
+  it('invents no call: unknown tools, examples in code fences, no tools offered', () => {
+    const fenced =
+      'Qwen3-Coder writes calls like this:\n```\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>\n```';
+    expect(readTextToolCalls(fenced, WEATHER, { generateId: ids() })).toBeUndefined();
+    const unknown = '<tool_call>\n<function=delete_all>\n</function>\n</tool_call>';
+    expect(readTextToolCalls(unknown, WEATHER, { generateId: ids() })).toBeUndefined();
+    const none: OfferedToolSet = { names: new Set(), parametersOf: () => undefined };
+    expect(
+      readTextToolCalls('<function=get_weather></function>', none, { generateId: ids() }),
+    ).toBeUndefined();
+  });
+});
