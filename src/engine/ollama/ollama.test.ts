@@ -304,7 +304,8 @@ describe('OllamaEngine tool calls written as text', () => {
       expect(result).toMatchObject({ content: rest, finishReason: 'tool_calls' });
       const chunks = await collectStream(engine.stream(QUESTION, { model, tools: [CALCULATOR] }));
       expect(toolCallsOf(chunks).map((call) => call.arguments)).toEqual(['{"expression":"2+2"}']);
-      expect(streamedText(chunks, 'text_delta')).toBe(rest);
+      // Text before the call streams as it comes, so the line break before the call may already be out.
+      expect(streamedText(chunks, 'text_delta').trimEnd()).toBe(rest);
       expect(chunks.at(-1)).toMatchObject({ type: 'end', finishReason: 'tool_calls' });
     });
   }

@@ -45,16 +45,15 @@ describe('TextToolCallBuffer', () => {
     expect([...buffer.end([text('!')], END)]).toEqual([text('!'), endOf('stop')]);
   });
 
-  it('holds the text back and turns the calls in it into tool calls at the end', () => {
+  it('streams the text up to where a call starts, holds the rest, and turns the call into a tool call', () => {
     const buffer = new TextToolCallBuffer(toolSet('calculator'), 'm', makeId);
     const reasoning: StreamChunk = { type: 'reasoning_delta', text: 'hm' };
     const half = CALL_TEXT.length / 2;
     expect([
       ...buffer.pass([text('Let me add. '), reasoning, text(CALL_TEXT.slice(0, half))]),
-    ]).toEqual([reasoning]);
+    ]).toEqual([text('Let me add. '), reasoning]);
     expect([...buffer.pass([text(CALL_TEXT.slice(half))])]).toEqual([]);
     expect([...buffer.end([reasoning], END)]).toEqual([
-      text('Let me add.'),
       reasoning,
       {
         type: 'tool_call',
@@ -64,12 +63,35 @@ describe('TextToolCallBuffer', () => {
     ]);
   });
 
-  it('gives the held text back whole, with the finish reason, when it holds no call', () => {
+  it('passes a reply with no call on as it arrives, holding only what could begin a marker', () => {
     const buffer = new TextToolCallBuffer(toolSet('calculator'), 'm', makeId);
-    expect([...buffer.pass([text('Four'), text('.')])]).toEqual([]);
-    expect([...buffer.end([], { ...END, finishReason: 'length' })]).toEqual([
-      text('Four.'),
-      endOf('length'),
+    expect([...buffer.pass([text('Four'), text('.')])]).toEqual([text('Four'), text('.')]);
+    // `<tool` may begin `<tool_call>`: held until the next chunk shows it does not.
+    expect([...buffer.pass([text(' See <tool')])]).toEqual([text(' See ')]);
+    expect([...buffer.pass([text('kit> too.')])]).toEqual([text('<toolkit> too.')]);
+    expect([...buffer.end([], { ...END, finishReason: 'length' })]).toEqual([endOf('length')]);
+  });
+
+  it('holds from a brace or bracket on and gives it back whole when it is no call', () => {
+    const buffer = new TextToolCallBuffer(toolSet('calculator'), 'm', makeId);
+    expect([...buffer.pass([text('In JSON: {"a": 1}'), text(' is an object.')])]).toEqual([
+      text('In JSON: '),
+    ]);
+    expect([...buffer.end([], END)]).toEqual([text('{"a": 1} is an object.'), endOf('stop')]);
+  });
+
+  it("holds a family's marker split across chunks and reads the call at the end", () => {
+    const buffer = new TextToolCallBuffer(toolSet('calculator'), 'qwen3-coder', makeId);
+    const xml =
+      '<tool_call>\n<function=calculator>\n<parameter=expression>\n2+2\n</parameter>\n</function>\n</tool_call>';
+    const streamed = [...buffer.pass([text('Sure.\n<tool_'), text(xml.slice(6))])];
+    expect(streamed).toEqual([text('Sure.\n')]);
+    expect([...buffer.end([], END)]).toEqual([
+      {
+        type: 'tool_call',
+        toolCall: { id: 'id_0', name: 'calculator', arguments: '{"expression":"2+2"}' },
+      },
+      endOf('tool_calls'),
     ]);
   });
 
