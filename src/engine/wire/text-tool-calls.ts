@@ -5,6 +5,11 @@ import { isPlainObject, type ToolCall } from '../../core/index.js';
 export interface TextToolCallOptions {
   /** Makes the id of a call whose text carries none (default: `call_` and 24 random hex digits). */
   readonly generateId?: () => string;
+  /**
+   * Only the formats marked by a special token (`marked`), or only a reply that is a call or a call standing in
+   * prose (`unmarked`); default both, marked first. Lets callers try other formats in between.
+   */
+  readonly only?: 'marked' | 'unmarked';
 }
 
 /** The answer text with the recognised calls cut out, and those calls. */
@@ -31,7 +36,7 @@ export function extractTextToolCalls(
   if (offeredToolNames.length === 0) return undefined;
   let found: Found | undefined;
   try {
-    found = findCalls(content, new Set(offeredToolNames));
+    found = findCalls(content, new Set(offeredToolNames), options.only);
   } catch {
     // Only a bug could land here (every reader is bounded and checked); a reply is never worth a crash.
     found = undefined;
@@ -60,7 +65,21 @@ interface Read<Value> {
 
 type Offered = ReadonlySet<string>;
 
-function findCalls(text: string, offered: Offered): Found | undefined {
+function findCalls(
+  text: string,
+  offered: Offered,
+  only: 'marked' | 'unmarked' | undefined,
+): Found | undefined {
+  if (only !== 'unmarked') {
+    const marked = findMarkedCalls(text, offered);
+    if (marked !== undefined || only === 'marked') return marked;
+  }
+  const whole = readWholeReply(text, offered);
+  if (whole !== undefined) return { content: '', calls: whole };
+  return readProseCalls(text, offered);
+}
+
+function findMarkedCalls(text: string, offered: Offered): Found | undefined {
   let content = text;
   const calls: Candidate[] = [];
   for (const format of MARKED_FORMATS) {
@@ -70,10 +89,7 @@ function findCalls(text: string, offered: Offered): Found | undefined {
     content = found.content;
     for (const call of found.calls) calls.push(call);
   }
-  if (calls.length > 0) return { content, calls };
-  const whole = readWholeReply(text, offered);
-  if (whole !== undefined) return { content: '', calls: whole };
-  return readProseCalls(text, offered);
+  return calls.length > 0 ? { content, calls } : undefined;
 }
 
 function assignIds(calls: readonly Candidate[], generateId = defaultId): ToolCall[] {

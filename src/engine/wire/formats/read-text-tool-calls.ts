@@ -20,9 +20,10 @@ export interface ReadTextToolCallsOptions {
 }
 
 /**
- * The tool calls a model wrote into its reply text: first the common formats (`<tool_call>` JSON, Mistral,
- * Llama, pythonic lists, a reply that is only a call), then each model family's format whose marker the reply
- * holds. Only offered tools count; never throws; `undefined` when there is no call.
+ * The tool calls a model wrote into its reply text: first the common formats marked by a special token
+ * (`<tool_call>` JSON, Mistral, Llama 3.1, Granite, Phi-4), then each model family's format whose marker the
+ * reply holds, and only then a reply that is nothing but a call or a call standing in prose (so a family's block
+ * is never half read as bare JSON). Only offered tools count; never throws; `undefined` when there is no call.
  */
 export function readTextToolCalls(
   content: string,
@@ -30,12 +31,31 @@ export function readTextToolCalls(
   options: ReadTextToolCallsOptions,
 ): FoundTextToolCalls | undefined {
   if (tools.names.size === 0) return undefined;
-  const common = extractTextToolCalls(content, [...tools.names], {
-    generateId: options.generateId,
-  });
-  if (common !== undefined && common.toolCalls.length > 0) return common;
-  for (const format of options.formats ?? toolCallFormatsFor(options.model)) {
-    if (!format.markers.some((marker) => content.includes(marker))) continue;
+  const names = [...tools.names];
+  const { generateId } = options;
+  const marked = extractTextToolCalls(content, names, { generateId, only: 'marked' });
+  if (marked !== undefined && marked.toolCalls.length > 0) return marked;
+  const family = readFamilyFormats(content, tools, options);
+  if (family !== undefined) return family;
+  const unmarked = extractTextToolCalls(content, names, { generateId, only: 'unmarked' });
+  return unmarked !== undefined && unmarked.toolCalls.length > 0 ? unmarked : undefined;
+}
+
+/**
+ * Each format whose main marker (its first, e.g. its wrapper tag) the reply holds, then each whose other markers
+ * it holds: Seed-OSS's `<seed:tool_call>` wrapper wins over Qwen3-Coder reading the bare `<function=` inside it.
+ */
+function readFamilyFormats(
+  content: string,
+  tools: OfferedToolSet,
+  options: ReadTextToolCallsOptions,
+): FoundTextToolCalls | undefined {
+  const formats = options.formats ?? toolCallFormatsFor(options.model);
+  const byMain = formats.filter((format) => content.includes(format.markers[0] ?? '\u0000'));
+  const byOther = formats.filter(
+    (format) => !byMain.includes(format) && format.markers.some((m) => content.includes(m)),
+  );
+  for (const format of [...byMain, ...byOther]) {
     const found = readSafely(format, content, tools);
     if (found === undefined || found.calls.length === 0) continue;
     return { content: found.content, toolCalls: withIds(found.calls, options.generateId) };
