@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { transform } from 'esbuild';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
@@ -34,5 +35,8 @@ export default defineConfig({
     globalSetup: ['test/support/cli-build.ts'],
     testTimeout: 20_000,
     pool: 'threads',
+    // Most of the suite waits on child processes, servers and sockets: two workers on two cores halve the wall
+    // time (408 s -> 226 s measured here), where the default (cores - 1) would run one.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
