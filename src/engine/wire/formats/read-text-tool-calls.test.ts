@@ -70,4 +70,18 @@ describe('readTextToolCalls', () => {
       readTextToolCalls('<function=get_weather></function>', none, { generateId: ids() }),
     ).toBeUndefined();
   });
+
+  it("cuts a family's whole block out, tags included, before the bare-JSON and inner-marker readers see it", () => {
+    const seed =
+      'Sure.\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</seed:tool_call>';
+    const internlm2 =
+      'Sure.\n<|action_start|><|plugin|>\n{"name": "get_weather", "parameters": {"city": "Oslo"}}<|action_end|>';
+    for (const reply of [seed, internlm2]) {
+      const found = readTextToolCalls(reply, WEATHER, { generateId: ids() });
+      expect(found?.content).toBe('Sure.');
+      expect(found?.toolCalls).toEqual([
+        { id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      ]);
+    }
+  });
 });
