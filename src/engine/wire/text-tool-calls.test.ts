@@ -575,6 +575,10 @@ describe('extractTextToolCalls: never throws, linear time', () => {
       "Then [think(thought='x')] later ",
       '[TOOL_CALLS]think',
       '{"k": [1, {"k": [1, ',
+      // Strict-JSON fast path: many starts whose scan runs off the end, or closes only far away.
+      `x {"${'a'.repeat(100)}\n`,
+      'Here: {"name": "think", "arguments": {"t": "}} ',
+      "{'a': '}', ",
     ];
     for (const pattern of patterns) {
       const text = pattern.repeat(Math.ceil(size / pattern.length));

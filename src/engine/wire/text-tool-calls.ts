@@ -821,8 +821,13 @@ function readValue(
   const start = skipSpace(text, index, limit);
   if (start >= limit || depth > MAX_DEPTH) return undefined;
   const char = text.charAt(start);
-  if (char === '{') return readObject(text, start + 1, limit, depth + 1);
-  if (char === '[') return readArray(text, start + 1, limit, depth + 1);
+  if (char === '{' || char === '[') {
+    const strict = depth === 0 ? readStrictJson(text, start, limit) : undefined;
+    if (strict !== undefined) return strict;
+    return char === '{'
+      ? readObject(text, start + 1, limit, depth + 1)
+      : readArray(text, start + 1, limit, depth + 1);
+  }
   if (char === '"' || char === "'") return readString(text, start, limit);
   const number = matchSticky(NUMBER, text, start, limit);
   if (number !== undefined) return { value: Number(number.value[0]), end: number.end };
@@ -830,6 +835,70 @@ function readValue(
   if (word === undefined || !WORDS.has(word.value[0])) return undefined;
   return { value: WORDS.get(word.value[0]), end: word.end };
 }
+
+/**
+ * The fast path for what models mostly write, strict JSON: find the end of the object or list at `start` with one
+ * allocation-free scan (brackets and double-quoted strings), then let the native `JSON.parse` read it. Undefined
+ * when it is not strict JSON (the lenient reader takes over) or nests deeper than the lenient reader allows.
+ */
+function readStrictJson(text: string, start: number, limit: number): Read<unknown> | undefined {
+  const open = unclosed;
+  if (open !== undefined && open.text === text && open.limit === limit && start > open.start)
+    return undefined; // a scan from further back ran off the end: leave this one to the lenient reader
+  let depth = 0;
+  let index = start;
+  while (index < limit) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      index = skipJsonString(text, index + 1, limit);
+      if (index === -1) break;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > MAX_DEPTH) return undefined;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth -= 1;
+      if (depth === 0) return parseStrict(text, start, index + 1);
+    }
+    index += 1;
+  }
+  unclosed = { text, start, limit };
+  return undefined;
+}
+
+/**
+ * The last strict scan that reached its limit without closing. Readers try many starts in one text; once a scan
+ * ran off the end, later starts skip the fast path, so the scans stay linear in the text's length.
+ */
+let unclosed: { readonly text: string; readonly start: number; readonly limit: number } | undefined;
+
+function parseStrict(text: string, start: number, end: number): Read<unknown> | undefined {
+  try {
+    return { value: JSON.parse(text.slice(start, end)), end };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index after the closing quote of a JSON string whose body starts at `index`, or -1. */
+function skipJsonString(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit) {
+    const code = text.charCodeAt(at);
+    if (code === BACKSLASH) at += 2;
+    else if (code === QUOTE) return at + 1;
+    else at += 1;
+  }
+  return -1;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 function readObject(
   text: string,
