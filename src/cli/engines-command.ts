@@ -80,7 +80,9 @@ export function registerEnginesCommand(program: Command, io: CliIo): void {
     });
   const models = program
     .command('models')
-    .description('List the models of the engine a question would use (or of --engine).');
+    .description(
+      'List the models of the engine a question would use (or of --engine), then the local GGUF files.',
+    );
   addEngineFlags(models, 'how long engine discovery waits for engines to answer', 1000)
     .addHelpText('after', MODELS_EXAMPLES)
     .action(async (flags: EnginesFlags) => {

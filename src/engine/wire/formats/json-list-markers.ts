@@ -316,7 +316,10 @@ export const gigaChat3Format: ToolCallFormat = {
   read(reply, tools) {
     try {
       if (!GIGACHAT_MARKERS.some((marker) => reply.includes(marker))) return undefined;
-      return readMarkedBlocks(reply.replace(GIGACHAT_MESSAGE_END, ''), GIGACHAT_BLOCKS, tools);
+      // The message ends are dropped from what is left, not from the whole reply first (a copy of all of it).
+      const found = readMarkedBlocks(reply, GIGACHAT_BLOCKS, tools);
+      if (found === undefined) return undefined;
+      return { ...found, content: found.content.replace(GIGACHAT_MESSAGE_END, '').trim() };
     } catch {
       return undefined;
     }
