@@ -59,7 +59,13 @@ export {
   OpenAICompatibleEngine,
   type OpenAICompatibleEngineOptions,
 } from './openai/openai-compatible.js';
-export { toolCallFormatsFor, UNAMBIGUOUS_FORMATS } from './wire/formats/family-formats.js';
+export {
+  TOOL_CALL_FORMAT_NAMES,
+  TOOL_CALL_FORMATS,
+  toolCallFormatsFor,
+  toolCallFormatsNamed,
+  UNAMBIGUOUS_FORMATS,
+} from './wire/formats/family-formats.js';
 export {
   type FoundTextToolCalls,
   type ReadTextToolCallsOptions,

@@ -55,6 +55,7 @@ export function createServerEngine(key: string, settings: EngineSettings): Infer
   const baseUrl = engineAddress(key, settings);
   const textToolCalls = settings.textToolCalls ?? key !== 'openai';
   const http = {
+    ...(settings.toolCallFormat === undefined ? {} : { toolCallFormat: settings.toolCallFormat }),
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
     ...(settings.requestLog === undefined ? {} : { onRequest: settings.requestLog }),
   };

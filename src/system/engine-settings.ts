@@ -36,6 +36,8 @@ export interface EngineSettings {
   readonly requestLog?: EngineRequestLogCallback;
   /** Read tool calls that local models write as text (default on, except for `openai`). */
   readonly textToolCalls?: boolean;
+  /** The format those calls are in (a `ToolCallFormat` name); default: chosen from the model's name. */
+  readonly toolCallFormat?: string | undefined;
 }
 
 /** `[engine.embedded] gpu, threads, context_size, chat_wrapper`. */

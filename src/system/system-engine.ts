@@ -30,6 +30,7 @@ export function engineSettingsOf(choice: EngineChoice): EngineSettings {
     hosts: engine.hosts,
     modelsDir: engine.modelsDir,
     embedded: engine.embedded,
+    ...(engine.toolCallFormat === undefined ? {} : { toolCallFormat: engine.toolCallFormat }),
     ...(choice.baseUrl === undefined ? {} : { baseUrl: choice.baseUrl }),
     ...(engine.apiKey === undefined ? {} : { apiKey: engine.apiKey }),
     ...(engine.modelPath === undefined ? {} : { modelPath: engine.modelPath }),

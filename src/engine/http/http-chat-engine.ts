@@ -15,6 +15,8 @@ import {
   withTextToolCalls,
   withTimeToFirstChunk,
 } from '../wire/engine-results.js';
+import { toolCallFormatsNamed } from '../wire/formats/family-formats.js';
+import type { ToolCallFormat } from '../wire/formats/tool-call-format.js';
 import { textToolSet } from '../wire/offered-tools.js';
 import { TextToolCallBuffer } from '../wire/text-tool-call-buffer.js';
 import { createToolCallIdFactory, type ToolCallIdFactory } from '../wire/wire-format.js';
@@ -37,6 +39,11 @@ export interface HttpChatEngineOptions extends HttpEngineOptions {
   readonly dialect: ChatDialect;
   /** Also read tool calls that the model wrote into its text, among the tools the call offers. */
   readonly textToolCalls: boolean;
+  /**
+   * The format the model writes tool calls in as text (`qwen3-coder`, `glm-4.5`, `hermes`, …: a
+   * `ToolCallFormat` name), read before the others; default: chosen from the model's name.
+   */
+  readonly toolCallFormat?: string | undefined;
   /** Values never to show in errors and logs (API keys). */
   readonly secrets?: readonly (string | undefined)[];
 }
@@ -55,6 +62,7 @@ export class HttpChatEngine implements InferenceEngine {
   readonly #clock: Clock;
   readonly #makeId: ToolCallIdFactory;
   readonly #textToolCalls: boolean;
+  readonly #formats: readonly ToolCallFormat[] | undefined;
   readonly #healthTimeoutMs: number | undefined;
 
   constructor(options: HttpChatEngineOptions) {
@@ -64,6 +72,10 @@ export class HttpChatEngine implements InferenceEngine {
     this.#clock = options.clock ?? systemClock;
     this.#makeId = createToolCallIdFactory(options.random);
     this.#textToolCalls = options.textToolCalls;
+    this.#formats =
+      options.toolCallFormat === undefined
+        ? undefined
+        : toolCallFormatsNamed(options.toolCallFormat);
     this.#healthTimeoutMs = options.healthTimeoutMs;
     this.#http = createEngineHttpClient(this.baseUrl, this.engineId, options, options.secrets);
   }
@@ -81,7 +93,10 @@ export class HttpChatEngine implements InferenceEngine {
       this.#dialect.parseAnswer(response.body, options.model, this.#makeId),
     );
     const tools = textToolSet(options, this.#textToolCalls);
-    return toGenerateResult(withTextToolCalls(parsed, tools, this.#makeId), ttftSeconds);
+    return toGenerateResult(
+      withTextToolCalls(parsed, tools, this.#makeId, this.#formats),
+      ttftSeconds,
+    );
   }
 
   /** Sends the conversation and yields the answer as it arrives, then one `end` chunk. */
@@ -137,7 +152,7 @@ export class HttpChatEngine implements InferenceEngine {
   ): AsyncGenerator<StreamChunk> {
     const reader = this.#dialect.openStream(response.headers, options.model, this.#makeId);
     const tools = textToolSet(options, this.#textToolCalls);
-    const buffer = new TextToolCallBuffer(tools, options.model, this.#makeId);
+    const buffer = new TextToolCallBuffer(tools, options.model, this.#makeId, this.#formats);
     for await (const text of response.chunks) {
       yield* buffer.pass(reader.push(text));
       if (reader.done) {

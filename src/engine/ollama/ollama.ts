@@ -12,6 +12,11 @@ export interface OllamaEngineOptions extends HttpEngineOptions {
   readonly engineId?: string;
   /** Also read tool calls that the model wrote into its text when tools were offered; default true. */
   readonly textToolCalls?: boolean;
+  /**
+   * The format the model writes tool calls in as text (`qwen3-coder`, `glm-4.5`, `hermes`, …: a
+   * `ToolCallFormat` name), read before the others; default: chosen from the model's name.
+   */
+  readonly toolCallFormat?: string | undefined;
   /** Ollama `think`: turn a thinking model's reasoning on or off, or set its level; not sent when absent. */
   readonly think?: OllamaThink;
   /** Never ask for a context window (`num_ctx`) smaller than this; default 4096. */

@@ -252,6 +252,25 @@ describe('OpenAICompatibleEngine answers', () => {
     ).toHaveLength(1);
   });
 
+  it('reads the configured tool-call format first (toolCallFormat), and refuses an unknown one', async () => {
+    const content = '>>>calculator\n{"expression": "2+2"}';
+    const { engine: byDefault } = await setup({ script: [{ content }] }, { textToolCalls: true });
+    expect(
+      (await byDefault.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
+    ).toEqual([]);
+    const { engine } = await setup(
+      { script: [{ content }] },
+      { textToolCalls: true, toolCallFormat: 'functionary-v3.2' },
+    );
+    const result = await engine.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] });
+    expect(result.toolCalls).toEqual([
+      { id: expect.any(String), name: 'calculator', arguments: '{"expression":"2+2"}' },
+    ]);
+    expect(() => new OpenAICompatibleEngine({ engineId: 'vllm', toolCallFormat: 'qwen4' })).toThrow(
+      "Unknown tool call format 'qwen4'",
+    );
+  });
+
   it("reads a model family's own call format (Qwen3-Coder XML) with arguments typed by the schema, whole and streamed", async () => {
     const weather: OpenAIFunctionTool = {
       type: 'function',

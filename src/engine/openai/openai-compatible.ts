@@ -24,6 +24,11 @@ export interface OpenAICompatibleEngineOptions extends HttpEngineOptions {
    * on for the local servers (`vllm`, `llamacpp`, `sglang`, `lmstudio`), off for `openai`.
    */
   readonly textToolCalls?: boolean;
+  /**
+   * The format the model writes tool calls in as text (`qwen3-coder`, `glm-4.5`, `hermes`, …: a
+   * `ToolCallFormat` name), read before the others; default: chosen from the model's name.
+   */
+  readonly toolCallFormat?: string | undefined;
   /** Ask streams for a usage chunk (`stream_options.include_usage`); default true. */
   readonly streamUsage?: boolean;
 }

@@ -4,7 +4,7 @@ import {
   type GenerateResult,
   type StreamChunk,
 } from '../../core/index.js';
-import type { OfferedToolSet } from './formats/tool-call-format.js';
+import type { OfferedToolSet, ToolCallFormat } from './formats/tool-call-format.js';
 import { findTextToolCalls } from './text-tool-call-buffer.js';
 import type { ParsedCompletion, ToolCallIdFactory } from './wire-format.js';
 
@@ -16,9 +16,10 @@ export function withTextToolCalls(
   parsed: ParsedCompletion,
   tools: OfferedToolSet,
   makeId: ToolCallIdFactory,
+  formats?: readonly ToolCallFormat[],
 ): ParsedCompletion {
   if (tools.names.size === 0 || parsed.toolCalls.length > 0) return parsed;
-  const found = findTextToolCalls(parsed.content, tools, parsed.model, makeId);
+  const found = findTextToolCalls(parsed.content, tools, parsed.model, makeId, formats);
   if (found === undefined || found.toolCalls.length === 0) return parsed;
   return {
     ...parsed,

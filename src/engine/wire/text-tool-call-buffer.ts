@@ -1,7 +1,7 @@
 import type { StreamChunk } from '../../core/index.js';
 import { toolCallFormatsFor } from './formats/family-formats.js';
 import { type FoundTextToolCalls, readTextToolCalls } from './formats/read-text-tool-calls.js';
-import type { OfferedToolSet } from './formats/tool-call-format.js';
+import type { OfferedToolSet, ToolCallFormat } from './formats/tool-call-format.js';
 import { endChunk, type StreamEnd } from './stream-chunks.js';
 import type { ToolCallIdFactory } from './wire-format.js';
 
@@ -14,9 +14,14 @@ export function findTextToolCalls(
   tools: OfferedToolSet,
   model: string | undefined,
   makeId: ToolCallIdFactory,
+  formats?: readonly ToolCallFormat[],
 ): FoundTextToolCalls | undefined {
   let count = 0;
-  return readTextToolCalls(content, tools, { model, generateId: () => makeId(count++) });
+  return readTextToolCalls(content, tools, {
+    model,
+    generateId: () => makeId(count++),
+    ...(formats === undefined ? {} : { formats }),
+  });
 }
 
 /**
@@ -52,12 +57,19 @@ export class TextToolCallBuffer {
   readonly #model: string | undefined;
   readonly #makeId: ToolCallIdFactory;
   readonly #starts: readonly string[];
+  readonly #formats: readonly ToolCallFormat[] | undefined;
 
-  constructor(tools: OfferedToolSet, model: string | undefined, makeId: ToolCallIdFactory) {
+  constructor(
+    tools: OfferedToolSet,
+    model: string | undefined,
+    makeId: ToolCallIdFactory,
+    formats?: readonly ToolCallFormat[],
+  ) {
     this.#tools = tools;
     this.#model = model;
     this.#makeId = makeId;
-    const markers = toolCallFormatsFor(model).flatMap((format) => format.markers);
+    this.#formats = formats;
+    const markers = (formats ?? toolCallFormatsFor(model)).flatMap((format) => format.markers);
     this.#starts = [...new Set([...COMMON_CALL_STARTS, ...markers])].filter((m) => m !== '');
   }
 
@@ -89,7 +101,7 @@ export class TextToolCallBuffer {
     const found =
       hasNativeCalls || this.#tools.names.size === 0 || whole === ''
         ? undefined
-        : findTextToolCalls(whole, this.#tools, this.#model, this.#makeId);
+        : findTextToolCalls(whole, this.#tools, this.#model, this.#makeId, this.#formats);
     const calls = found?.toolCalls ?? [];
     const rest =
       found !== undefined && calls.length > 0

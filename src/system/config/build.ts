@@ -69,6 +69,8 @@ function engineConfig(file: ConfigFile, where: PathContext) {
     modelPath: optionalHomePath(engine?.embedded?.model_path ?? intelligence?.model_path, where),
     /** Folder searched for GGUF files (`[engine.embedded] models_dir`, default `<home>/models`). */
     modelsDir: homePath(engine?.embedded?.models_dir, 'models', where),
+    /** The format models write tool calls in as text (`[engine] tool_call_format`); undefined = by model name. */
+    toolCallFormat: engine?.tool_call_format,
     /** How the embedded engine runs (`[engine.embedded] gpu, threads, context_size, chat_wrapper`). */
     embedded: {
       gpu: engine?.embedded?.gpu,

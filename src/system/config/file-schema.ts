@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { TOOL_CALL_FORMAT_NAMES } from '../../engine/index.js';
 import { ENGINE_KEYS } from '../engines.js';
 import { mcpSection } from './mcp-schema.js';
 import {
@@ -74,6 +75,7 @@ const engineSection = table(
     default: z.optional(engineKey),
     model: z.optional(text()),
     timeout_seconds: z.optional(number({ min: 0, exclusiveMin: true })),
+    tool_call_format: z.optional(choice(TOOL_CALL_FORMAT_NAMES as [string, ...string[]])),
     ollama_host: alias(host('ollama')),
     vllm_host: alias(host('vllm')),
     llamacpp_host: alias(host('llamacpp')),

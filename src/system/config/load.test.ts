@@ -50,6 +50,7 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
       apiKey: undefined,
       modelPath: undefined,
       modelsDir: join(home, 'models'),
+      toolCallFormat: undefined,
       embedded: {
         gpu: undefined,
         threads: undefined,
@@ -107,6 +108,7 @@ const EVERY_KEY = `imports = ["./plugins/tools.js", "jarvis-extra", "~/lib/agent
 default = "vllm"
 model = "qwen3:8b"
 timeout_seconds = 2.5
+tool_call_format = "glm-4.5"
 
 [engine.ollama]
 host = "http://10.0.0.2:11434"
@@ -210,6 +212,7 @@ describe('configFromToml', () => {
         apiKey: 'sk-test',
         modelPath: join(HOME, 'models/tiny.gguf'),
         modelsDir: join(HOME_DIR, 'gguf'),
+        toolCallFormat: 'glm-4.5',
         embedded: { gpu: false, threads: 3, contextSize: 2048, chatWrapper: 'chatML' },
         timeoutMs: 2500,
       },

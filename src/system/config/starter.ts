@@ -31,6 +31,9 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # model = "llama3.2"
 # Per-request timeout of the HTTP engines, in seconds. Unset: each engine's own.
 # timeout_seconds = 120
+# The format a model writes tool calls in as text, when its name does not tell (qwen3-coder, glm-4.5, hermes,
+# deepseek-v3.1, kimi-k2, gpt-oss, functionary-v3.2, ...). Unset: chosen from the model's name.
+# tool_call_format = "qwen3-coder"
 
 # Server addresses of the engines (these are the defaults).
 [engine.ollama]

@@ -1,3 +1,4 @@
+import { JarvisError, unknownNameMessage } from '../../../core/index.js';
 import { commandRFormat } from './command-r.js';
 import { deepseekV3Format, deepseekV31Format, deepseekV32Format } from './deepseek.js';
 import { functionaryV31Format, functionaryV32Format } from './functionary.js';
@@ -59,6 +60,34 @@ const FORMATS_BY_MODEL: readonly { readonly model: RegExp; readonly format: Tool
   { model: /xlam/i, format: xlamFormat },
   { model: /gigachat/i, format: gigaChat3Format },
 ];
+
+/** Every family format, by its name (`[engine] tool_call_format` picks one). */
+export const TOOL_CALL_FORMATS: readonly ToolCallFormat[] = [
+  ...UNAMBIGUOUS_FORMATS,
+  functionaryV32Format,
+  functionaryV31Format,
+  hermesVariantsFormat,
+  qwen25CoderFormat,
+  xlamFormat,
+  gigaChat3Format,
+];
+
+/** The names `toolCallFormatsNamed` takes. */
+export const TOOL_CALL_FORMAT_NAMES: readonly string[] = TOOL_CALL_FORMATS.map((f) => f.name);
+
+/**
+ * The formats to read replies with when the configuration names the model's format: that one first, then the
+ * unambiguous ones; an unknown name is an error listing the known ones.
+ */
+export function toolCallFormatsNamed(name: string): readonly ToolCallFormat[] {
+  const named = TOOL_CALL_FORMATS.find((format) => format.name === name);
+  if (named === undefined)
+    throw new JarvisError({
+      code: 'invalid_argument',
+      message: `${unknownNameMessage('tool call format', name, TOOL_CALL_FORMAT_NAMES)} (set in \`tool_call_format\`)`,
+    });
+  return [named, ...UNAMBIGUOUS_FORMATS.filter((format) => format !== named)];
+}
 
 /** The formats to read a reply of `model` with: the unambiguous ones, plus those its name says it writes. */
 export function toolCallFormatsFor(model: string | undefined): readonly ToolCallFormat[] {
