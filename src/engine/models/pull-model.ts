@@ -1,6 +1,6 @@
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ModelDownloader } from 'node-llama-cpp';
+import type { ModelDownloader, ModelDownloaderOptions } from 'node-llama-cpp';
 import { describeError, untilAborted } from '../../core/index.js';
 import {
   isModuleNotFound,
@@ -218,9 +218,39 @@ async function expectedFacts({ options, source, signal }: PullRun): Promise<Remo
  */
 async function createDownloader(run: PullRun, stagingDir: string): Promise<ModelDownloader> {
   const { createModelDownloader } = await loadRuntime(run.options.model);
+  const creating = createModelDownloader(downloaderOptions(run, stagingDir));
+  creating.then(
+    async (late) => {
+      if (run.signal.aborted) await late.cancel({ deleteTempFile: false }).catch(() => undefined);
+    },
+    () => undefined,
+  );
+  try {
+    const downloader = await untilAborted(creating, run.signal);
+    run.watchdog.touch();
+    if (downloader.totalFiles !== 1) {
+      await downloader.cancel({ deleteTempFile: false });
+      throw new ModelPullError(
+        'invalid_source',
+        `${run.options.model} is split into ${downloader.totalFiles} files; split GGUF models are not supported yet`,
+      );
+    }
+    return downloader;
+  } catch (error) {
+    if (error instanceof ModelPullError || run.signal.aborted) throw error;
+    throw new ModelPullError(
+      'download_failed',
+      `cannot download ${run.options.model}: ${describeError(error)}`,
+      error,
+    );
+  }
+}
+
+/** The downloader's options: staging folder, our token and endpoint only, progress that feeds the watchdog. */
+function downloaderOptions(run: PullRun, stagingDir: string): ModelDownloaderOptions {
   const { options, watchdog } = run;
   let lastBytes = -1;
-  const creating = createModelDownloader({
+  return {
     modelUri: run.source.uri,
     dirPath: stagingDir,
     skipExisting: true,
@@ -235,32 +265,7 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
       lastBytes = status.downloadedSize;
       options.onProgress?.(toProgress(status));
     },
-  });
-  creating.then(
-    async (late) => {
-      if (run.signal.aborted) await late.cancel({ deleteTempFile: false }).catch(() => undefined);
-    },
-    () => undefined,
-  );
-  try {
-    const downloader = await untilAborted(creating, run.signal);
-    watchdog.touch();
-    if (downloader.totalFiles !== 1) {
-      await downloader.cancel({ deleteTempFile: false });
-      throw new ModelPullError(
-        'invalid_source',
-        `${options.model} is split into ${downloader.totalFiles} files; split GGUF models are not supported yet`,
-      );
-    }
-    return downloader;
-  } catch (error) {
-    if (error instanceof ModelPullError || run.signal.aborted) throw error;
-    throw new ModelPullError(
-      'download_failed',
-      `cannot download ${options.model}: ${describeError(error)}`,
-      error,
-    );
-  }
+  };
 }
 
 function toProgress(status: {
