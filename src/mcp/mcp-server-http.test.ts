@@ -68,7 +68,8 @@ function rawPost(
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      // No pooled keep-alive socket: one left from an earlier server on a reused port would be reset instead.
+      { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, agent: false },
       (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => {
