@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isPlainObject, type ToolCall } from '../../core/index.js';
+import { createFinder, isSpace, joinPieces } from './text-scan.js';
 
 /** Options of `extractTextToolCalls`. */
 export interface TextToolCallOptions {
@@ -1021,10 +1022,6 @@ function fail(at: number): undefined {
   return undefined;
 }
 
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
-}
-
 /** Skips whitespace, `,`, `;` and code fences (```` ```json ````) between calls. */
 function skipSeparators(text: string, index: number, limit: number): number {
   let at = index;
@@ -1041,40 +1038,6 @@ function skipFenceLanguage(text: string, index: number, limit: number): number {
   let at = index;
   while (at < limit && /[A-Za-z]/.test(text.charAt(at))) at += 1;
   return at;
-}
-
-/**
- * Returns a search for `needle` from a position that never moves backwards; it remembers the last hit, so
- * searching for a needle that is far away (or absent) from many positions stays linear.
- */
-function createFinder(text: string, needle: string): (from: number) => number {
-  let hit = -2;
-  return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
-    return hit;
-  };
-}
-
-/**
- * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the
- * whitespace that stood on the left of the cut, or else the whitespace on its right.
- */
-function joinPieces(pieces: readonly string[]): string {
-  const parts: string[] = [];
-  let gap = '';
-  for (const piece of pieces) {
-    const core = piece.trim();
-    if (core === '') {
-      if (gap === '') gap = piece;
-      continue;
-    }
-    const lead = piece.slice(0, piece.length - piece.trimStart().length);
-    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
-    parts.push(core);
-    gap = piece.slice(piece.trimEnd().length);
-  }
-  return parts.join('');
 }
 
 // ---------------------------------------------------------------------------------------------------------

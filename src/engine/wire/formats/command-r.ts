@@ -1,6 +1,6 @@
+import { createFinder } from '../text-scan.js';
 import {
   createCallEntry,
-  createFinder,
   dropTrailingToken,
   jsonBlockReader,
   type MarkedBlock,

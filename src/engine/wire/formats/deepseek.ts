@@ -1,4 +1,13 @@
 import { isPlainObject } from '../../../core/index.js';
+import {
+  createAnyFinder,
+  createFenceTracker,
+  createFinder,
+  cutBlocks,
+  type Finder,
+  indexOrLimit,
+  skipSpace,
+} from '../text-scan.js';
 import { argumentsText, readLenientJson } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -96,10 +105,10 @@ interface Entry {
 
 function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const finders = {
-    sectionEnd: finder(reply, SECTION_END),
-    callBegin: finder(reply, CALL_BEGIN),
-    callEnd: finder(reply, CALL_END),
-    separator: finder(reply, SEPARATOR),
+    sectionEnd: createFinder(reply, SECTION_END),
+    callBegin: createFinder(reply, CALL_BEGIN),
+    callEnd: createFinder(reply, CALL_END),
+    separator: createFinder(reply, SEPARATOR),
   };
   const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
     readSection(reply, start, limit, tools, finders);
@@ -146,11 +155,11 @@ function readSectionEntry(
   finders: SectionFinders,
 ): Entry | undefined {
   const at = text.startsWith(CALL_BEGIN, start) ? start + CALL_BEGIN.length : start;
-  const close = before(finders.callEnd(at), limit);
+  const close = indexOrLimit(finders.callEnd(at), limit);
   const stop = Math.min(
     close,
-    before(finders.callBegin(at), limit),
-    before(finders.sectionEnd(at), limit),
+    indexOrLimit(finders.callBegin(at), limit),
+    indexOrLimit(finders.sectionEnd(at), limit),
   );
   const closed = close === stop && close < limit;
   const end = closed ? close + CALL_END.length : stop;
@@ -235,9 +244,9 @@ interface DsmlFinders {
 
 function tagFinders(reply: string, index: 0 | 1): TagFinders {
   return {
-    invokeClose: finder(reply, INVOKE_CLOSE[index]),
-    invokeOpen: finder(reply, INVOKE_OPEN[index]),
-    parameterClose: finder(reply, PARAMETER_CLOSE[index]),
+    invokeClose: createFinder(reply, INVOKE_CLOSE[index]),
+    invokeOpen: createFinder(reply, INVOKE_OPEN[index]),
+    parameterClose: createFinder(reply, PARAMETER_CLOSE[index]),
   };
 }
 
@@ -253,15 +262,15 @@ function closingTag(
   const [own, other] = text.startsWith('<｜DSML｜', start)
     ? [finders.dsml, finders.bare]
     : [finders.bare, finders.dsml];
-  const close = before(own[kind](from), limit);
-  return close < limit ? close : before(other[kind](from), limit);
+  const close = indexOrLimit(own[kind](from), limit);
+  return close < limit ? close : indexOrLimit(other[kind](from), limit);
 }
 
 function readDsml(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const finders: DsmlFinders = {
     dsml: tagFinders(reply, 0),
     bare: tagFinders(reply, 1),
-    blockEnd: anyFinder(reply, DSML_END),
+    blockEnd: createAnyFinder(reply, DSML_END),
   };
   const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
     readDsmlBlock(reply, start, limit, tools, finders);
@@ -309,8 +318,8 @@ function readInvoke(
   const ownOpen = text.startsWith('<｜DSML｜', start) ? finders.dsml : finders.bare;
   const stop = Math.min(
     close,
-    before(ownOpen.invokeOpen(start + 1), limit),
-    before(finders.blockEnd(start), limit),
+    indexOrLimit(ownOpen.invokeOpen(start + 1), limit),
+    indexOrLimit(finders.blockEnd(start), limit),
   );
   const closed = close === stop && close < limit;
   const closeTag = closed ? INVOKE_CLOSE.find((tag) => text.startsWith(tag, close)) : undefined;
@@ -415,8 +424,8 @@ function readMarkedBlocks(
   markers: readonly string[],
   read: (start: number, limit: number) => Omit<Block, 'start'> | undefined,
 ): ReadToolCalls | undefined {
-  const nextMarker = anyFinder(reply, markers);
-  const fence = fenceTracker(reply);
+  const nextMarker = createAnyFinder(reply, markers);
+  const fence = createFenceTracker(reply);
   const blocks: Block[] = [];
   for (let search = 0; ; ) {
     const at = nextMarker(search);
@@ -424,106 +433,13 @@ function readMarkedBlocks(
     const marker = markers.find((candidate) => reply.startsWith(candidate, at)) ?? '';
     const start = at + marker.length;
     const following = nextMarker(start);
-    const block = fence.inside(at)
+    const block = fence.isInside(at)
       ? undefined
       : read(start, following === -1 ? reply.length : following);
     search = block === undefined ? start : block.end;
     if (block === undefined) continue;
     blocks.push({ start: at, end: block.end, calls: block.calls });
-    fence.skip(block.end);
+    fence.skipTo(block.end);
   }
   return cutBlocks(reply, blocks);
-}
-
-function cutBlocks(reply: string, blocks: readonly Block[]): ReadToolCalls | undefined {
-  const calls = blocks.flatMap((block) => block.calls);
-  if (calls.length === 0) return undefined;
-  const pieces: string[] = [];
-  let copied = 0;
-  for (const block of blocks) {
-    pieces.push(reply.slice(copied, block.start));
-    copied = block.end;
-  }
-  pieces.push(reply.slice(copied));
-  return { content: joinPieces(pieces), calls };
-}
-
-/**
- * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the whitespace
- * that stood on the left of the cut, or else the whitespace on its right (as text-tool-calls does).
- */
-function joinPieces(pieces: readonly string[]): string {
-  const parts: string[] = [];
-  let gap = '';
-  for (const piece of pieces) {
-    const core = piece.trim();
-    if (core === '') {
-      if (gap === '') gap = piece;
-      continue;
-    }
-    const lead = piece.slice(0, piece.length - piece.trimStart().length);
-    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
-    parts.push(core);
-    gap = piece.slice(piece.trimEnd().length);
-  }
-  return parts.join('');
-}
-
-/** Tells whether a position is inside a ``` fence, counting the fences outside cut blocks; positions only grow. */
-function fenceTracker(text: string): { inside(index: number): boolean; skip(end: number): void } {
-  const nextFence = finder(text, '```');
-  let at = 0;
-  let open = false;
-  return {
-    inside(index) {
-      for (let fence = nextFence(at); fence !== -1 && fence < index; fence = nextFence(at)) {
-        open = !open;
-        at = fence + 3;
-      }
-      return open;
-    },
-    skip(end) {
-      at = Math.max(at, end);
-    },
-  };
-}
-
-/** A search for `needle` from positions that never move backwards; it remembers its hit, so it stays linear. */
-type Finder = (from: number) => number;
-
-function finder(text: string, needle: string): Finder {
-  let hit = -2;
-  return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
-    return hit;
-  };
-}
-
-/** The nearest of several needles. */
-function anyFinder(text: string, needles: readonly string[]): Finder {
-  const finders = needles.map((needle) => finder(text, needle));
-  return (from) => {
-    let best = -1;
-    for (const find of finders) {
-      const hit = find(from);
-      if (hit !== -1 && (best === -1 || hit < best)) best = hit;
-    }
-    return best;
-  };
-}
-
-/** A found index, or `limit` when it is missing or past `limit`. */
-function before(index: number, limit: number): number {
-  return index === -1 || index > limit ? limit : index;
-}
-
-function skipSpace(text: string, index: number, limit: number): number {
-  let at = index;
-  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
-  return at;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
 }

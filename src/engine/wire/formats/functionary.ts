@@ -1,15 +1,17 @@
-import { argumentsText, readLenientJson } from '../text-tool-calls.js';
-import { FUNCTION_TAG_BLOCKS } from './hermes-variants.js';
 import {
   createFenceTracker,
   createFinder,
-  END_TOKENS,
   type FenceTracker,
   joinPieces,
+  skipSpace,
+} from '../text-scan.js';
+import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import { FUNCTION_TAG_BLOCKS } from './hermes-variants.js';
+import {
+  END_TOKENS,
   type MarkedBlock,
   readMarkedBlocks,
   skipEndToken,
-  skipSpace,
 } from './json-list-markers.js';
 import type {
   OfferedToolSet,

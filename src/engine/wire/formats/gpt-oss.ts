@@ -1,4 +1,12 @@
 import { isPlainObject } from '../../../core/index.js';
+import {
+  createAnyFinder,
+  createFenceTracker,
+  createFinder,
+  type Finder,
+  isSpace,
+  skipSpace,
+} from '../text-scan.js';
 import { argumentsText, readLenientJson } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -57,19 +65,19 @@ interface Reading {
 
 function readMessages(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const finders: Finders = {
-    message: finder(reply, MESSAGE),
-    start: finder(reply, START),
-    channel: finder(reply, CHANNEL),
-    end: anyFinder(reply, END_TOKENS),
-    recipient: finder(reply, RECIPIENT),
+    message: createFinder(reply, MESSAGE),
+    start: createFinder(reply, START),
+    channel: createFinder(reply, CHANNEL),
+    end: createAnyFinder(reply, END_TOKENS),
+    recipient: createFinder(reply, RECIPIENT),
   };
-  const fence = fenceTracker(reply);
+  const fence = createFenceTracker(reply);
   const reading: Reading = { parts: [], calls: [], owner: 'content' };
   for (let pos = 0; pos < reply.length; ) {
     const message = finders.message(pos);
     const regionEnd = message === -1 ? reply.length : message;
     const found = message === -1 ? undefined : headerStart(reply, pos, message, finders);
-    const header = found !== undefined && !fence.inside(found) ? found : undefined;
+    const header = found !== undefined && !fence.isInside(found) ? found : undefined;
     if (message === -1 || header === undefined) {
       const literalEnd = message === -1 ? regionEnd : message + MESSAGE.length;
       take(reply, pos, literalEnd, reading, finders);
@@ -78,7 +86,7 @@ function readMessages(reply: string, tools: OfferedToolSet): ReadToolCalls | und
     }
     take(reply, pos, header, reading, finders);
     pos = readMessage(reply, header, message, tools, reading, finders);
-    fence.skip(pos);
+    fence.skipTo(pos);
   }
   if (reading.calls.length === 0) return undefined;
   return { content: reading.parts.join('\n'), calls: reading.calls };
@@ -220,20 +228,20 @@ interface Block {
 
 function readStripped(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const marker = `${RECIPIENT}${FUNCTIONS}`;
-  const nextMarker = finder(reply, marker);
-  const fence = fenceTracker(reply);
+  const nextMarker = createFinder(reply, marker);
+  const fence = createFenceTracker(reply);
   const blocks: Block[] = [];
   for (let search = 0; ; ) {
     const at = nextMarker(search);
     if (at === -1) break;
     search = at + marker.length;
     const start = channelWordBefore(reply, blocks.at(-1)?.end ?? 0, at);
-    if (start === undefined || fence.inside(start)) continue;
+    if (start === undefined || fence.isInside(start)) continue;
     const following = nextMarker(search);
     const block = readStrippedCall(reply, at, following === -1 ? reply.length : following, tools);
     if (block === undefined) continue;
     blocks.push({ start, end: block.end, call: block.call });
-    fence.skip(block.end);
+    fence.skipTo(block.end);
     search = block.end;
   }
   if (blocks.length === 0) return undefined;
@@ -277,56 +285,3 @@ function withoutReasoning(piece: string): string {
 
 // ---------------------------------------------------------------------------------------------------------
 // Fences and text
-
-/** Tells whether a position is inside a ``` fence, counting the fences outside cut blocks; positions only grow. */
-function fenceTracker(text: string): { inside(index: number): boolean; skip(end: number): void } {
-  const nextFence = finder(text, '```');
-  let at = 0;
-  let open = false;
-  return {
-    inside(index) {
-      for (let fence = nextFence(at); fence !== -1 && fence < index; fence = nextFence(at)) {
-        open = !open;
-        at = fence + 3;
-      }
-      return open;
-    },
-    skip(end) {
-      at = Math.max(at, end);
-    },
-  };
-}
-
-/** A search for `needle` from positions that never move backwards; it remembers its hit, so it stays linear. */
-type Finder = (from: number) => number;
-
-function finder(text: string, needle: string): Finder {
-  let hit = -2;
-  return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
-    return hit;
-  };
-}
-
-function anyFinder(text: string, needles: readonly string[]): Finder {
-  const finders = needles.map((needle) => finder(text, needle));
-  return (from) => {
-    let best = -1;
-    for (const find of finders) {
-      const hit = find(from);
-      if (hit !== -1 && (best === -1 || hit < best)) best = hit;
-    }
-    return best;
-  };
-}
-
-function skipSpace(text: string, index: number, limit: number): number {
-  let at = index;
-  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
-  return at;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
-}

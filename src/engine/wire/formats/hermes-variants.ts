@@ -1,3 +1,4 @@
+import { skipSpace } from '../text-scan.js';
 import { argumentsText, readLenientJson } from '../text-tool-calls.js';
 import {
   type BlockReader,
@@ -5,7 +6,6 @@ import {
   type MarkedBlock,
   readMarkedBlocks,
   skipEndToken,
-  skipSpace,
 } from './json-list-markers.js';
 import type { ToolCallFormat } from './tool-call-format.js';
 

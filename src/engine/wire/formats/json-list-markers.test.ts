@@ -1,14 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createFenceTracker, joinPieces } from '../text-scan.js';
 import {
   apertusFormat,
-  createFenceTracker,
   gigaChat3Format,
   granite20bFcFormat,
   hunyuanFormat,
   internlm2Format,
   jambaFormat,
-  joinPieces,
   nemotronFormat,
   xlamFormat,
 } from './json-list-markers.js';

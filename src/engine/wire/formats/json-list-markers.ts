@@ -1,4 +1,5 @@
 import { isPlainObject } from '../../../core/index.js';
+import { createFenceTracker, createFinder, joinPieces, skipSpace } from '../text-scan.js';
 import { argumentsText, readLenientJson } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -394,17 +395,6 @@ export function dropTrailingToken(text: string, token: string): string {
   return trimmed.endsWith(token) ? trimmed.slice(0, -token.length).trimEnd() : text;
 }
 
-/** Skips whitespace up to `limit`. */
-export function skipSpace(text: string, index: number, limit: number): number {
-  let at = index;
-  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
-  return at;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
-}
-
 function skipSeparators(text: string, index: number, limit: number): number {
   let at = skipSpace(text, index, limit);
   while (at < limit && (text.charAt(at) === ',' || text.charAt(at) === ';')) {
@@ -428,64 +418,4 @@ function skipWord(text: string, index: number, limit: number): number {
 
 function ownValue(value: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(value, key) ? value[key] : undefined;
-}
-
-/**
- * A search for `needle` from positions that never move backwards; it remembers the last hit, so searching
- * from many positions for a needle that is far away (or absent) stays linear.
- */
-export function createFinder(text: string, needle: string): (from: number) => number {
-  let hit = -2;
-  return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
-    return hit;
-  };
-}
-
-/** Tells whether a position lies inside a ``` code fence; positions must not move backwards. */
-export interface FenceTracker {
-  isInside(index: number): boolean;
-  /** Moves on to `index` without counting the fences before it (they were inside a call). */
-  skipTo(index: number): void;
-}
-
-/** Counts ``` fences from the start of `text` as positions are asked about, in linear time overall. */
-export function createFenceTracker(text: string): FenceTracker {
-  const nextFence = createFinder(text, '```');
-  let from = 0;
-  let inside = false;
-  return {
-    isInside(index) {
-      for (let fence = nextFence(from); fence !== -1 && fence < index; fence = nextFence(from)) {
-        inside = !inside;
-        from = fence + 3;
-      }
-      return inside;
-    },
-    skipTo(index) {
-      if (index > from) from = index;
-    },
-  };
-}
-
-/**
- * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the
- * whitespace that stood on the left of the cut, or else the whitespace on its right.
- */
-export function joinPieces(pieces: readonly string[]): string {
-  const parts: string[] = [];
-  let gap = '';
-  for (const piece of pieces) {
-    const core = piece.trim();
-    if (core === '') {
-      if (gap === '') gap = piece;
-      continue;
-    }
-    const lead = piece.slice(0, piece.length - piece.trimStart().length);
-    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
-    parts.push(core);
-    gap = piece.slice(piece.trimEnd().length);
-  }
-  return parts.join('');
 }

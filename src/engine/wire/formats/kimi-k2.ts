@@ -1,4 +1,13 @@
 import { isPlainObject } from '../../../core/index.js';
+import {
+  createAnyFinder,
+  createFenceTracker,
+  createFinder,
+  cutBlocks,
+  type Finder,
+  indexOrLimit,
+  skipSpace,
+} from '../text-scan.js';
 import { argumentsText, readLenientJson } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -47,13 +56,13 @@ type Finders = Readonly<Record<'sectionEnd' | 'callBegin' | 'callEnd' | 'argumen
 
 function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const finders: Finders = {
-    sectionEnd: anyFinder(reply, SECTION_END),
-    callBegin: finder(reply, CALL_BEGIN),
-    callEnd: finder(reply, CALL_END),
-    argumentBegin: finder(reply, ARGUMENT_BEGIN),
+    sectionEnd: createAnyFinder(reply, SECTION_END),
+    callBegin: createFinder(reply, CALL_BEGIN),
+    callEnd: createFinder(reply, CALL_END),
+    argumentBegin: createFinder(reply, ARGUMENT_BEGIN),
   };
-  const nextMarker = anyFinder(reply, SECTION_BEGIN);
-  const fence = fenceTracker(reply);
+  const nextMarker = createAnyFinder(reply, SECTION_BEGIN);
+  const fence = createFenceTracker(reply);
   const blocks: Block[] = [];
   for (let search = 0; ; ) {
     const at = nextMarker(search);
@@ -61,11 +70,11 @@ function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | und
     const start = at + (SECTION_BEGIN.find((marker) => reply.startsWith(marker, at)) ?? '').length;
     const following = nextMarker(start);
     const limit = following === -1 ? reply.length : following;
-    const block = fence.inside(at) ? undefined : readSection(reply, start, limit, tools, finders);
+    const block = fence.isInside(at) ? undefined : readSection(reply, start, limit, tools, finders);
     search = block === undefined ? start : block.end;
     if (block === undefined) continue;
     blocks.push({ start: at, end: block.end, calls: block.calls });
-    fence.skip(block.end);
+    fence.skipTo(block.end);
   }
   return cutBlocks(reply, blocks);
 }
@@ -105,11 +114,11 @@ function readEntry(
   tools: OfferedToolSet,
   finders: Finders,
 ): Entry {
-  const close = before(finders.callEnd(start), limit);
+  const close = indexOrLimit(finders.callEnd(start), limit);
   const stop = Math.min(
     close,
-    before(finders.callBegin(start), limit),
-    before(finders.sectionEnd(start), limit),
+    indexOrLimit(finders.callBegin(start), limit),
+    indexOrLimit(finders.sectionEnd(start), limit),
   );
   const closed = close === stop && close < limit;
   const end = closed ? close + CALL_END.length : stop;
@@ -143,91 +152,3 @@ function nameOfId(id: string, tools: OfferedToolSet): string | undefined {
 
 // ---------------------------------------------------------------------------------------------------------
 // Blocks, fences and text
-
-function cutBlocks(reply: string, blocks: readonly Block[]): ReadToolCalls | undefined {
-  const calls = blocks.flatMap((block) => block.calls);
-  if (calls.length === 0) return undefined;
-  const pieces: string[] = [];
-  let copied = 0;
-  for (const block of blocks) {
-    pieces.push(reply.slice(copied, block.start));
-    copied = block.end;
-  }
-  pieces.push(reply.slice(copied));
-  return { content: joinPieces(pieces), calls };
-}
-
-/** Joins the text left around cut-out calls the way text-tool-calls does (trimmed, one gap kept). */
-function joinPieces(pieces: readonly string[]): string {
-  const parts: string[] = [];
-  let gap = '';
-  for (const piece of pieces) {
-    const core = piece.trim();
-    if (core === '') {
-      if (gap === '') gap = piece;
-      continue;
-    }
-    const lead = piece.slice(0, piece.length - piece.trimStart().length);
-    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
-    parts.push(core);
-    gap = piece.slice(piece.trimEnd().length);
-  }
-  return parts.join('');
-}
-
-/** Tells whether a position is inside a ``` fence, counting the fences outside cut blocks; positions only grow. */
-function fenceTracker(text: string): { inside(index: number): boolean; skip(end: number): void } {
-  const nextFence = finder(text, '```');
-  let at = 0;
-  let open = false;
-  return {
-    inside(index) {
-      for (let fence = nextFence(at); fence !== -1 && fence < index; fence = nextFence(at)) {
-        open = !open;
-        at = fence + 3;
-      }
-      return open;
-    },
-    skip(end) {
-      at = Math.max(at, end);
-    },
-  };
-}
-
-/** A search for `needle` from positions that never move backwards; it remembers its hit, so it stays linear. */
-type Finder = (from: number) => number;
-
-function finder(text: string, needle: string): Finder {
-  let hit = -2;
-  return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
-    return hit;
-  };
-}
-
-function anyFinder(text: string, needles: readonly string[]): Finder {
-  const finders = needles.map((needle) => finder(text, needle));
-  return (from) => {
-    let best = -1;
-    for (const find of finders) {
-      const hit = find(from);
-      if (hit !== -1 && (best === -1 || hit < best)) best = hit;
-    }
-    return best;
-  };
-}
-
-function before(index: number, limit: number): number {
-  return index === -1 || index > limit ? limit : index;
-}
-
-function skipSpace(text: string, index: number, limit: number): number {
-  let at = index;
-  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
-  return at;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
-}

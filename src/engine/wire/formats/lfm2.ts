@@ -1,4 +1,12 @@
 import { isPlainObject } from '../../../core/index.js';
+import {
+  createFenceTracker,
+  createFinder,
+  cutBlocks,
+  type Finder,
+  indexOrLimit,
+  skipSpace,
+} from '../text-scan.js';
 import { argumentsText, readLenientJson, readPythonStyleCalls } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -59,9 +67,9 @@ export function readMarkedCalls(
   tools: OfferedToolSet,
   syntax: MarkedCallsSyntax,
 ): ReadToolCalls | undefined {
-  const nextStart = finder(reply, syntax.start);
-  const nextEnd = finder(reply, syntax.end);
-  const fence = fenceTracker(reply);
+  const nextStart = createFinder(reply, syntax.start);
+  const nextEnd = createFinder(reply, syntax.end);
+  const fence = createFenceTracker(reply);
   const blocks: Block[] = [];
   for (let search = 0; ; ) {
     const at = nextStart(search);
@@ -69,15 +77,15 @@ export function readMarkedCalls(
     const start = at + syntax.start.length;
     const following = nextStart(start);
     const limit = following === -1 ? reply.length : following;
-    const close = before(nextEnd(start), limit);
-    const block = fence.inside(at)
+    const close = indexOrLimit(nextEnd(start), limit);
+    const block = fence.isInside(at)
       ? undefined
       : readBlock(reply, start, close, limit, tools, syntax);
     search = start;
     if (block === undefined) continue;
     const end = syntax.dropEcho ? skipEcho(nextEnd, block.end, limit) : block.end;
     blocks.push({ start: at, end, calls: block.calls });
-    fence.skip(end);
+    fence.skipTo(end);
     search = end;
   }
   return cutBlocks(reply, blocks);
@@ -239,79 +247,3 @@ function skipEcho(nextEnd: Finder, end: number, limit: number): number {
 
 // ---------------------------------------------------------------------------------------------------------
 // Blocks, fences and text
-
-function cutBlocks(reply: string, blocks: readonly Block[]): ReadToolCalls | undefined {
-  const calls = blocks.flatMap((block) => block.calls);
-  if (calls.length === 0) return undefined;
-  const pieces: string[] = [];
-  let copied = 0;
-  for (const block of blocks) {
-    pieces.push(reply.slice(copied, block.start));
-    copied = block.end;
-  }
-  pieces.push(reply.slice(copied));
-  return { content: joinPieces(pieces), calls };
-}
-
-/** Joins the text left around cut-out calls the way text-tool-calls does (trimmed, one gap kept). */
-function joinPieces(pieces: readonly string[]): string {
-  const parts: string[] = [];
-  let gap = '';
-  for (const piece of pieces) {
-    const core = piece.trim();
-    if (core === '') {
-      if (gap === '') gap = piece;
-      continue;
-    }
-    const lead = piece.slice(0, piece.length - piece.trimStart().length);
-    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
-    parts.push(core);
-    gap = piece.slice(piece.trimEnd().length);
-  }
-  return parts.join('');
-}
-
-/** Tells whether a position is inside a ``` fence, counting the fences outside cut blocks; positions only grow. */
-function fenceTracker(text: string): { inside(index: number): boolean; skip(end: number): void } {
-  const nextFence = finder(text, '```');
-  let at = 0;
-  let open = false;
-  return {
-    inside(index) {
-      for (let fence = nextFence(at); fence !== -1 && fence < index; fence = nextFence(at)) {
-        open = !open;
-        at = fence + 3;
-      }
-      return open;
-    },
-    skip(end) {
-      at = Math.max(at, end);
-    },
-  };
-}
-
-/** A search for `needle` from positions that never move backwards; it remembers its hit, so it stays linear. */
-type Finder = (from: number) => number;
-
-function finder(text: string, needle: string): Finder {
-  let hit = -2;
-  return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
-    return hit;
-  };
-}
-
-function before(index: number, limit: number): number {
-  return index === -1 || index > limit ? limit : index;
-}
-
-function skipSpace(text: string, index: number, limit: number): number {
-  let at = index;
-  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
-  return at;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
-}

@@ -1,3 +1,4 @@
+import { skipSpace } from '../text-scan.js';
 import { argumentsText, readLenientJson } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -12,7 +13,6 @@ import {
   readMarkedBlocks,
   readTagText,
   type Span,
-  skipSpace,
   THINK_TAGS,
   typedParameter,
   type XmlBlock,

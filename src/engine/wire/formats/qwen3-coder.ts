@@ -1,3 +1,4 @@
+import { skipSpace } from '../text-scan.js';
 import type { OfferedToolSet, ReadToolCalls, ToolCallFormat } from './tool-call-format.js';
 import {
   argumentsJson,
@@ -5,7 +6,6 @@ import {
   propertySchema,
   readMarkedBlocks,
   readTagText,
-  skipSpace,
   THINK_TAGS,
   typedParameter,
   type XmlBlock,

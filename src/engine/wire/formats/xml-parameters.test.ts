@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../../core/index.js';
+import { joinPieces } from '../text-scan.js';
 import {
   argumentsJson,
   createCloseFinder,
-  joinProse,
   propertySchema,
   readMarkedBlocks,
   readTagText,
@@ -158,10 +158,10 @@ describe('scanning helpers', () => {
   });
 
   it('joins prose the way the other readers do', () => {
-    expect(joinProse(['Before.\n\n', '\nAfter.'])).toBe('Before.\n\nAfter.');
-    expect(joinProse(['Before.', ' After.'])).toBe('Before. After.');
-    expect(joinProse(['  ', 'Only.', '\n'])).toBe('Only.');
-    expect(joinProse(['a\n', '   ', 'b'])).toBe('a\nb');
+    expect(joinPieces(['Before.\n\n', '\nAfter.'])).toBe('Before.\n\nAfter.');
+    expect(joinPieces(['Before.', ' After.'])).toBe('Before. After.');
+    expect(joinPieces(['  ', 'Only.', '\n'])).toBe('Only.');
+    expect(joinPieces(['a\n', '   ', 'b'])).toBe('a\nb');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../../core/index.js';
+import { createFinder, joinPieces, skipSpace } from '../text-scan.js';
 import { readLenientJson } from '../text-tool-calls.js';
 import type { ReadToolCalls, TextCall } from './tool-call-format.js';
 
@@ -219,7 +220,7 @@ export function readMarkedBlocks(
   }
   if (calls.length === 0) return undefined;
   pieces.push(text.slice(copied));
-  return { content: joinProse(pieces), calls };
+  return { content: joinPieces(pieces), calls };
 }
 
 /**
@@ -288,38 +289,6 @@ export const MAX_NAME_LENGTH = 256;
 /** `<think>…</think>`: what a reasoning model writes before its answer. */
 export const THINK_TAGS: readonly (readonly [string, string])[] = [['<think>', '</think>']];
 
-/** Index of the first character at or after `at` that is not whitespace (or `limit`). */
-export function skipSpace(text: string, at: number, limit: number = text.length): number {
-  let index = at;
-  while (index < limit && isSpace(text.charCodeAt(index))) index += 1;
-  return index;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
-}
-
-/**
- * Joins the prose left around cut-out blocks: each piece is trimmed, and two pieces are joined by the whitespace
- * on the left of the cut, or else the whitespace on its right.
- */
-export function joinProse(pieces: readonly string[]): string {
-  const parts: string[] = [];
-  let gap = '';
-  for (const piece of pieces) {
-    const core = piece.trim();
-    if (core === '') {
-      if (gap === '') gap = piece;
-      continue;
-    }
-    const lead = piece.length - piece.trimStart().length;
-    if (parts.length > 0) parts.push(gap === '' ? piece.slice(0, lead) : gap);
-    parts.push(core);
-    gap = piece.slice(lead + core.length);
-  }
-  return parts.join('');
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Markers, code fences and thinking
 
@@ -341,16 +310,6 @@ function createMultiFinder(
       if (at !== -1 && (best === undefined || at < best.at)) best = { at, marker };
     }
     return best;
-  };
-}
-
-/** A search for `needle` from positions that never move backwards; it remembers its last hit (linear). */
-function createFinder(text: string, needle: string): (from: number) => number {
-  let hit = -2;
-  return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
-    return hit;
   };
 }
 

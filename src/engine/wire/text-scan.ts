@@ -1,0 +1,122 @@
+/**
+ * Forward-only text scanning shared by the tool-call readers (text-tool-calls and each family's format): searches
+ * that remember their last hit so repeated searches stay linear, code-fence tracking, and re-joining the prose left
+ * around cut-out calls.
+ */
+
+/** A search from positions that never move backwards: the index of the next hit at or after `from`, or -1. */
+export type Finder = (from: number) => number;
+
+/**
+ * A search for `needle` from positions that never move backwards; it remembers the last hit, so searching from
+ * many positions for a needle that is far away (or absent) stays linear.
+ */
+export function createFinder(text: string, needle: string): Finder {
+  let hit = -2;
+  return (from) => {
+    if (hit === -1 || hit >= from) return hit;
+    hit = text.indexOf(needle, from);
+    return hit;
+  };
+}
+
+/** The nearest hit of several needles (each a `createFinder`), or -1. */
+export function createAnyFinder(text: string, needles: readonly string[]): Finder {
+  const finders = needles.map((needle) => createFinder(text, needle));
+  return (from) => {
+    let best = -1;
+    for (const find of finders) {
+      const hit = find(from);
+      if (hit !== -1 && (best === -1 || hit < best)) best = hit;
+    }
+    return best;
+  };
+}
+
+/** A found index, or `limit` when it is missing (-1) or past `limit`. */
+export function indexOrLimit(index: number, limit: number): number {
+  return index === -1 || index > limit ? limit : index;
+}
+
+/** Whether a character code is JSON / ASCII whitespace (space, LF, CR, tab, form feed). */
+export function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09 || code === 0x0c;
+}
+
+/** Index of the first character at or after `index` that is not whitespace (or `limit`). */
+export function skipSpace(text: string, index: number, limit: number = text.length): number {
+  let at = index;
+  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+/** Tells whether a position lies inside a ``` code fence; positions must not move backwards. */
+export interface FenceTracker {
+  isInside(index: number): boolean;
+  /** Moves on to `index` without counting the fences before it (they were inside a call). */
+  skipTo(index: number): void;
+}
+
+/** Counts ``` fences from the start of `text` as positions are asked about, in linear time overall. */
+export function createFenceTracker(text: string): FenceTracker {
+  const nextFence = createFinder(text, '```');
+  let from = 0;
+  let inside = false;
+  return {
+    isInside(index) {
+      for (let fence = nextFence(from); fence !== -1 && fence < index; fence = nextFence(from)) {
+        inside = !inside;
+        from = fence + 3;
+      }
+      return inside;
+    },
+    skipTo(index) {
+      if (index > from) from = index;
+    },
+  };
+}
+
+/**
+ * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the whitespace
+ * that stood on the left of the cut, or else the whitespace on its right.
+ */
+export function joinPieces(pieces: readonly string[]): string {
+  const parts: string[] = [];
+  let gap = '';
+  for (const piece of pieces) {
+    const core = piece.trim();
+    if (core === '') {
+      if (gap === '') gap = piece;
+      continue;
+    }
+    const lead = piece.slice(0, piece.length - piece.trimStart().length);
+    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
+    parts.push(core);
+    gap = piece.slice(piece.trimEnd().length);
+  }
+  return parts.join('');
+}
+
+/** A stretch of a reply `[start, end)` that held calls and is cut out of the text. */
+export interface CutBlock<Call> {
+  readonly start: number;
+  readonly end: number;
+  readonly calls: readonly Call[];
+}
+
+/** The reply without `blocks` (in order, not overlapping) and their calls; undefined when they hold none. */
+export function cutBlocks<Call>(
+  reply: string,
+  blocks: readonly CutBlock<Call>[],
+): { content: string; calls: Call[] } | undefined {
+  const calls = blocks.flatMap((block) => block.calls);
+  if (calls.length === 0) return undefined;
+  const pieces: string[] = [];
+  let copied = 0;
+  for (const block of blocks) {
+    pieces.push(reply.slice(copied, block.start));
+    copied = block.end;
+  }
+  pieces.push(reply.slice(copied));
+  return { content: joinPieces(pieces), calls };
+}
