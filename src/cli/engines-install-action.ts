@@ -1,7 +1,4 @@
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type * as NodeLlamaCpp from 'node-llama-cpp';
 import { type Clock, describeError, JarvisError, systemClock } from '../core/index.js';
 import type {
   EmbeddedRuntimeGpu,
@@ -10,7 +7,8 @@ import type {
 } from '../system/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
-import { diagnosticText, jsonText, untrustedLine } from './cli-output.js';
+import { jsonText, untrustedLine } from './cli-output.js';
+import { loadCliConfig } from './jarvis-options.js';
 import { ProgressLine } from './progress.js';
 
 /** Flags of `jarvis engines install`. */
@@ -46,7 +44,7 @@ export async function runEnginesInstall(
         '(`jarvis engines install embedded`); servers such as ollama or vllm are installed on their own.',
     );
   const system = await import('../system/index.js');
-  const dir = system.embeddedRuntimeDir(await configHome(flags, io));
+  const dir = system.embeddedRuntimeDir((await loadCliConfig(flags.config, io)).home);
   const plan = system.embeddedRuntimePlan({
     gpu: flags.gpu,
     hasNvidiaDriver: system.hasNvidiaDriver(),
@@ -71,19 +69,6 @@ export function describePlan(plan: EmbeddedRuntimePlan): string {
   const fallback = plan.build === 'cuda' || plan.build === 'vulkan' ? ' (and the CPU build)' : '';
   const target = plan.binary.replace(/-metal$/, '');
   return `node-llama-cpp ${version}, llama.cpp ${build} build${fallback} for ${target}, about ${plan.approximateMegabytes} MB`;
-}
-
-/** The OpenJarvis home of the config (`--config`) and environment; config warnings go to stderr. */
-async function configHome(flags: EnginesInstallFlags, io: CliIo): Promise<string> {
-  const system = await import('../system/index.js');
-  const loaded = await system.loadConfig({
-    env: io.env,
-    cwd: io.cwd,
-    ...(flags.config === undefined ? {} : { configPath: flags.config }),
-  });
-  for (const warning of loaded.warnings)
-    io.stderr.write(`warning: ${diagnosticText(`${warning.file}: ${warning.message}`)}\n`);
-  return loaded.config.home;
 }
 
 /**
@@ -163,8 +148,10 @@ async function checkRuntimeLoads(
 ): Promise<LoadedRuntime> {
   const startMs = clock.monotonicMs();
   try {
-    const entry = createRequire(join(dir, 'package.json')).resolve('node-llama-cpp');
-    const module = (await import(pathToFileURL(entry).href)) as typeof NodeLlamaCpp;
+    const { importNodeLlamaCppFrom } = await import('../engine/index.js');
+    const module = await importNodeLlamaCppFrom(dir);
+    if (module === undefined)
+      throw new Error(`node-llama-cpp is not in ${join(dir, 'node_modules')}`);
     const llama = await module.getLlama({
       gpu: build === 'cpu' ? false : 'auto',
       build: 'never',

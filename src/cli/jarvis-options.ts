@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Jarvis, JarvisOptions } from '../sdk/index.js';
-import type { JarvisSystem } from '../system/index.js';
+import type { JarvisConfig, JarvisSystem } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticText } from './cli-output.js';
 import { requestLogEnabled, requestLogPrinter } from './request-log.js';
@@ -87,4 +87,23 @@ function adoptRedactor(system: JarvisSystem, io: CliIo): void {
   const redact: unknown = (system as { readonly redact?: unknown }).redact;
   if (typeof redact !== 'function') return;
   io.session?.useRedactor((text) => String(Reflect.apply(redact, system, [text])));
+}
+
+/**
+ * The config of `--config` (else `OPENJARVIS_CONFIG` or the home's) for commands that need no SDK, with its
+ * warnings on stderr.
+ */
+export async function loadCliConfig(
+  configPath: string | undefined,
+  io: CliIo,
+): Promise<JarvisConfig> {
+  const system = await import('../system/index.js');
+  const loaded = await system.loadConfig({
+    env: io.env,
+    cwd: io.cwd,
+    ...(configPath === undefined ? {} : { configPath }),
+  });
+  for (const warning of loaded.warnings)
+    io.stderr.write(`warning: ${diagnosticText(`${warning.file}: ${warning.message}`)}\n`);
+  return loaded.config;
 }

@@ -4,8 +4,9 @@ import type { CatalogModel, PulledModel, PullProgress } from '../engine/index.js
 import type { ModelHubSettings } from '../system/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo, CliStream } from './cli-io.js';
-import { diagnosticText, untrustedLine } from './cli-output.js';
+import { untrustedLine } from './cli-output.js';
 import type { ModelsFileFlags } from './command-flags.js';
+import { loadCliConfig } from './jarvis-options.js';
 import { ProgressLine } from './progress.js';
 
 /** `jarvis models pull <model>`: downloads a GGUF into the models folder, then prints its path and size. */
@@ -188,13 +189,7 @@ async function localModelFiles(modelsDir: string): Promise<string[]> {
 
 /** The models folder and hub settings of the config (`--config`) and the environment; warnings on stderr. */
 export async function hubSettings(flags: ModelsFileFlags, io: CliIo): Promise<ModelHubSettings> {
-  const system = await import('../system/index.js');
-  const loaded = await system.loadConfig({
-    env: io.env,
-    cwd: io.cwd,
-    ...(flags.config === undefined ? {} : { configPath: flags.config }),
-  });
-  for (const warning of loaded.warnings)
-    io.stderr.write(`warning: ${diagnosticText(`${warning.file}: ${warning.message}`)}\n`);
-  return system.modelHubSettings(loaded.config, io.env);
+  const config = await loadCliConfig(flags.config, io);
+  const { modelHubSettings } = await import('../system/index.js');
+  return modelHubSettings(config, io.env);
 }

@@ -16,7 +16,9 @@ export {
 export { RUNTIME_INSTALL_ADVICE } from './embedded/embedded-llama-runtime.js';
 export {
   addNodeLlamaCppLocation,
+  findNodeLlamaCpp,
   type ImportNodeLlamaCpp,
+  importNodeLlamaCppFrom,
   loadNodeLlamaCpp,
   type NodeLlamaCppModule,
   nodeLlamaCppLocations,

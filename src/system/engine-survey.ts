@@ -1,14 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type * as NodeLlamaCpp from 'node-llama-cpp';
 import { describeError, type InferenceEngine } from '../core/index.js';
 import {
   findDefaultModel,
+  findNodeLlamaCpp,
   loadNodeLlamaCpp,
-  nodeLlamaCppLocations,
   RECOMMENDED_MODEL,
   RUNTIME_INSTALL_ADVICE,
 } from '../engine/index.js';
@@ -116,15 +114,8 @@ export function probeEmbeddedRuntime(
 
 /** Looks node-llama-cpp up as an import would, without loading it. */
 async function findEmbeddedRuntime(): Promise<EmbeddedRuntimeProbe> {
-  try {
-    createRequire(import.meta.url).resolve('node-llama-cpp');
-    return { ok: true };
-  } catch (error) {
-    const inRuntimeFolder = nodeLlamaCppLocations().some((prefix) =>
-      existsSync(join(prefix, 'node_modules', 'node-llama-cpp', 'package.json')),
-    );
-    return inRuntimeFolder ? { ok: true } : brokenRuntime(error);
-  }
+  const missing = findNodeLlamaCpp();
+  return missing === undefined ? { ok: true } : brokenRuntime(missing);
 }
 
 async function loadEmbeddedRuntime(gpu: EmbeddedGpuSetting): Promise<EmbeddedRuntimeProbe> {

@@ -61,6 +61,31 @@ async function importFromAnywhere(importBare: ImportNodeLlamaCpp): Promise<NodeL
   }
 }
 
+/**
+ * Finds node-llama-cpp as `loadNodeLlamaCpp` would, without loading it: `undefined` when it is beside openjarvis
+ * or in a runtime folder, else the resolution error of the normal lookup.
+ */
+export function findNodeLlamaCpp(): unknown {
+  try {
+    createRequire(import.meta.url).resolve('node-llama-cpp');
+    return undefined;
+  } catch (error) {
+    return [...locations].some((prefix) => resolveIn(prefix) !== undefined) ? undefined : error;
+  }
+}
+
+/**
+ * node-llama-cpp as installed in the npm prefix `prefix` (not beside openjarvis), or undefined when it is not
+ * there; an install that is there but broken rejects.
+ */
+export async function importNodeLlamaCppFrom(
+  prefix: string,
+): Promise<NodeLlamaCppModule | undefined> {
+  const entry = resolveIn(prefix);
+  if (entry === undefined) return undefined;
+  return (await import(pathToFileURL(entry).href)) as NodeLlamaCppModule;
+}
+
 /** The entry file of node-llama-cpp installed under `prefix`, if it is there. */
 function resolveIn(prefix: string): string | undefined {
   try {
