@@ -3,6 +3,7 @@ import { toolCallFormatsFor } from './formats/family-formats.js';
 import { type FoundTextToolCalls, readTextToolCalls } from './formats/read-text-tool-calls.js';
 import type { OfferedToolSet, ToolCallFormat } from './formats/tool-call-format.js';
 import { endChunk, type StreamEnd } from './stream-chunks.js';
+import { MARKED_CALL_STARTS } from './text-tool-calls.js';
 import type { ToolCallIdFactory } from './wire-format.js';
 
 /**
@@ -28,18 +29,14 @@ export function findTextToolCalls(
  * Strings that can start a call in the common formats, besides each family's markers: a JSON or pythonic call
  * starts at `{` or `[`, a fenced one at a fence; `commentary` starts GPT-OSS calls whose tokens a server stripped.
  */
-const COMMON_CALL_STARTS = [
-  '<tool_call>',
-  '[TOOL_CALLS]',
-  '<|python_tag|>',
-  '<|tool_call|>',
-  'functools',
+const COMMON_CALL_STARTS: readonly string[] = [
+  ...MARKED_CALL_STARTS,
   '{',
   '[',
   '```',
   'commentary',
   '>>>',
-] as const;
+];
 
 /**
  * Streams the text of an answer while tool calls written as text may hide in it (some tools are offered): text

@@ -132,6 +132,9 @@ const MARKED_FORMATS: readonly MarkedFormat[] = [
   { marker: 'functools', reader: sequenceReader },
 ];
 
+/** The special tokens that start a call in the formats `extractTextToolCalls` reads as marked. */
+export const MARKED_CALL_STARTS: readonly string[] = MARKED_FORMATS.map((format) => format.marker);
+
 /** Cuts every marked call out of `text`; the text around them is kept, blocks that do not parse too. */
 function extractMarked(text: string, format: MarkedFormat, offered: Offered): Found | undefined {
   const nextMarker = createFinder(text, format.marker);
