@@ -1,5 +1,6 @@
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelDownloader, ModelDownloaderOptions } from 'node-llama-cpp';
 import { describeError, untilAborted } from '../../core/index.js';
 import {
@@ -174,7 +175,7 @@ async function pullWatched(run: PullRun): Promise<PulledModel> {
     return { path: finalPath, fileName, sizeBytes, sha256: expected.sha256, downloaded: false };
   }
   await checkRoom(options, downloader, stagingDir, fileName, sizeBytes);
-  await download(downloader, run.signal);
+  await download(downloader, run.signal, join(stagingDir, fileName + IPULL_SUFFIX));
   run.watchdog.stop();
   const stagedPath = join(stagingDir, fileName);
   const verified = await verify(stagedPath, { sha256: expected.sha256, sizeBytes }, options.model);
@@ -303,11 +304,13 @@ async function checkRoom(
 async function download(
   downloader: ModelDownloader,
   signal: AbortSignal | undefined,
+  partialPath: string,
 ): Promise<void> {
   try {
     await downloader.download(signal === undefined ? {} : { signal });
   } catch (error) {
     await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+    await partialClosed(partialPath);
     throwIfAborted(signal);
     throw new ModelPullError(
       'download_failed',
@@ -316,6 +319,21 @@ async function download(
     );
   }
   throwIfAborted(signal);
+}
+
+/** How long a stopped download may take to close its partial file. */
+const PARTIAL_CLOSE_WAIT_MS = 2_000;
+
+/**
+ * Waits until ipull has closed a stopped download: it renames the `.ipull` file after its cancel has returned,
+ * and a pull that went on before that (the next pull's restore, the caller deleting the folder) would make that
+ * late rename fail as an unhandled rejection inside ipull. Gives up after a short while.
+ */
+async function partialClosed(partialPath: string): Promise<void> {
+  for (let waitedMs = 0; waitedMs < PARTIAL_CLOSE_WAIT_MS; waitedMs += 20) {
+    if ((await fileSize(partialPath)) === undefined) return;
+    await sleep(20);
+  }
 }
 
 /**
