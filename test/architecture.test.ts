@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const TIERS: readonly (readonly string[])[] = [
   ['core'],
   ['tools', 'engine', 'memory', 'telemetry'],
-  ['agents', 'scheduler', 'mcp', 'testing'],
+  ['agents', 'scheduler', 'sessions', 'mcp', 'testing'],
   ['system'],
   ['sdk'],
   ['cli'],
@@ -27,9 +27,20 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   testing: ['core', 'tools'],
   agents: ['core', 'tools'],
   scheduler: ['core', 'tools'],
+  sessions: ['core'],
   // Below system: config-listed MCP servers become ordinary tools that system hands to agents.
   mcp: ['core', 'tools'],
-  system: ['core', 'tools', 'engine', 'memory', 'telemetry', 'agents', 'scheduler', 'mcp'],
+  system: [
+    'core',
+    'tools',
+    'engine',
+    'memory',
+    'telemetry',
+    'agents',
+    'scheduler',
+    'sessions',
+    'mcp',
+  ],
   sdk: ['core', 'system'],
   // The CLI imports each thing from the folder that owns it (the SDK re-exports nothing for it).
   cli: [
@@ -40,6 +51,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'telemetry',
     'agents',
     'scheduler',
+    'sessions',
     'mcp',
     'system',
     'sdk',

@@ -72,6 +72,8 @@ export const JARVIS_ERROR_CODES = {
     'tools_not_allowed',
     'scheduler_unavailable',
   ],
+  /** Conversation sessions and their store. */
+  sessions: ['session_not_found', 'sessions_store_closed'],
   /** Finding, reading, checking and writing the config file. */
   config: [
     'config_not_found',
@@ -104,7 +106,7 @@ export type JarvisErrorArea = keyof typeof JARVIS_ERROR_CODES;
 export type ErrorCodeOf<Area extends JarvisErrorArea> = (typeof JARVIS_ERROR_CODES)[Area][number];
 
 /** The stores that keep a SQLite file and name it in their `<store>_database_*` codes. */
-export const DATABASE_STORES = ['memory', 'telemetry', 'scheduler'] as const;
+export const DATABASE_STORES = ['memory', 'telemetry', 'scheduler', 'sessions'] as const;
 
 /** A store that keeps a SQLite file. */
 export type DatabaseStore = (typeof DATABASE_STORES)[number];
