@@ -16,6 +16,7 @@ import {
   NoSuchToolError,
   type Redactor,
   type Registry,
+  systemClock,
   type Tool,
   ToolRegistry,
   type ToolRegistryEntry,
@@ -28,6 +29,7 @@ import {
   indexPath,
 } from '../memory/index.js';
 import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
+import { isSessionId, type SessionInfo, type SessionStore } from '../sessions/index.js';
 import { InstrumentedEngine, TelemetryStore } from '../telemetry/index.js';
 import {
   CodeInterpreterTool,
@@ -39,6 +41,12 @@ import { configSecrets, type JarvisConfig } from './config/index.js';
 import { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 import { selectEngine } from './engine-selection.js';
 import type { EngineRequestLogCallback } from './engine-settings.js';
+import {
+  runSessionTurn,
+  type SessionRunResult,
+  type SessionTurnDeps,
+  streamSessionTurn,
+} from './session-turn.js';
 import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
 import { chooseModel, engineSelectionOf, type ResolvedEngine } from './system-engine.js';
 import { createRegisteredMemory } from './system-memory.js';
@@ -50,6 +58,7 @@ import {
   type RunRequest,
   requestedTools,
 } from './system-run.js';
+import { openSessionStore, wholeSessionHistory } from './system-sessions.js';
 import { createRegisteredTool, type ToolDependencies, unknownToolError } from './system-tools.js';
 
 /** The registries a system builds from (the global ones by default, with the built-ins added). */
@@ -120,6 +129,7 @@ export class JarvisSystem {
   #scheduler: TaskScheduler | undefined;
   #schedulerStore: SchedulerStore | undefined;
   #telemetry: TelemetryStore | undefined;
+  #sessions: SessionStore | undefined;
   #codeInterpreter: CodeInterpreterTool | undefined;
   #mcp: Promise<McpToolSource> | undefined;
   #closing: Promise<void> | undefined;
@@ -179,6 +189,60 @@ export class JarvisSystem {
       redact: this.redact,
     });
     return this.#telemetry;
+  }
+
+  /** The conversation sessions (store opened on first use). */
+  sessions(): SessionStore {
+    this.#requireOpen();
+    this.#sessions ??= openSessionStore(this.config);
+    return this.#sessions;
+  }
+
+  /**
+   * The session with this id or name; a name no session has yet starts one with it, no name starts an unnamed
+   * one. An id (`ses_…`) that is not there is a `session_not_found` error.
+   */
+  async openSession(idOrName?: string): Promise<SessionInfo> {
+    const store = this.sessions();
+    if (idOrName === undefined) return store.create();
+    const found = await store.find(idOrName);
+    if (found !== undefined) return found;
+    if (isSessionId(idOrName)) {
+      throw new JarvisError({
+        code: 'session_not_found',
+        message: `no session '${idOrName}'; \`jarvis sessions list\` shows the sessions`,
+      });
+    }
+    return store.create({ name: idOrName });
+  }
+
+  /** Runs one question as the next turn of a session (see `runSessionTurn`). */
+  runInSession(
+    sessionId: string,
+    query: string,
+    request: RunRequest = {},
+  ): Promise<SessionRunResult> {
+    return runSessionTurn(this.#sessionDeps(), sessionId, query, request);
+  }
+
+  /** Streams one question as the next turn of a session; the turn is stored before the `result` event. */
+  streamInSession(
+    sessionId: string,
+    query: string,
+    request: RunRequest = {},
+  ): AsyncGenerator<AgentStreamEvent> {
+    return streamSessionTurn(this.#sessionDeps(), sessionId, query, request);
+  }
+
+  #sessionDeps(): SessionTurnDeps {
+    const store = this.sessions();
+    return {
+      store,
+      prepare: (query, request) => this.prepare(query, request),
+      history: (sessionId) => wholeSessionHistory(store, sessionId),
+      clock: this.#options.clock ?? systemClock,
+      redact: this.redact,
+    };
   }
 
   /** The memory backend (opened, and its database created, on first use). */
@@ -448,6 +512,7 @@ export class JarvisSystem {
     await attempt(async () => (await this.#engine?.catch(() => undefined))?.engine.close());
     await attempt(() => this.#memory?.close());
     await attempt(() => this.#telemetry?.close());
+    await attempt(() => this.#sessions?.close());
     await attempt(async () => (await this.#mcp)?.close());
     if (failures.length > 0) {
       throw new JarvisError({

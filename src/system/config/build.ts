@@ -41,6 +41,14 @@ export function buildConfig(file: ConfigFile, where: ConfigWhere) {
     memory: memoryConfig(file, where),
     tools: toolsConfig(file, where),
     scheduler: schedulerConfig(file, where),
+    sessions: {
+      /** The conversations of `jarvis chat` and `--session` (default `<home>/sessions.db`). */
+      dbPath: homePath(file.sessions?.db_path, 'sessions.db', where),
+      /** The model's context window in tokens when the engine cannot tell (`context_tokens`); undefined: ask it. */
+      contextTokens: file.sessions?.context_tokens,
+      /** Tokens kept free for each answer when fitting history (`answer_tokens`, default 1024). */
+      answerTokens: file.sessions?.answer_tokens ?? 1024,
+    },
     telemetry: {
       /** Record inference and tool statistics (default true). */
       enabled: file.telemetry?.enabled ?? true,

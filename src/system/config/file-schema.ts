@@ -192,6 +192,12 @@ const schedulerSection = table({
   poll_interval: ignored(),
 });
 
+const sessionsSection = table({
+  db_path: z.optional(text()),
+  context_tokens: z.optional(wholeNumber({ min: 512 })),
+  answer_tokens: z.optional(wholeNumber({ min: 16 })),
+});
+
 const telemetrySection = table({
   enabled: z.optional(flag),
   db_path: z.optional(text()),
@@ -212,6 +218,7 @@ export const fileSchema = z
     memory: z.optional(table(memoryShape)),
     tools: z.optional(toolsSection),
     scheduler: z.optional(schedulerSection),
+    sessions: z.optional(sessionsSection),
     telemetry: z.optional(telemetrySection),
     mcp: z.optional(mcpSection),
     security: ignored(),

@@ -96,6 +96,7 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
       minIntervalMs: 1000,
       maxRunsPerTaskPerMinute: 60,
     },
+    sessions: { dbPath: join(home, 'sessions.db'), contextTokens: undefined, answerTokens: 1024 },
     telemetry: { enabled: true, dbPath: join(home, 'telemetry.db') },
     mcp: { servers: [] },
     imports: [],
@@ -168,6 +169,11 @@ concurrency = 2
 catchup_window_seconds = 90
 min_interval_seconds = 0.25
 max_runs_per_task_per_minute = 300
+
+[sessions]
+db_path = "talk/s.db"
+context_tokens = 4096
+answer_tokens = 512
 
 [telemetry]
 enabled = false
@@ -253,6 +259,7 @@ describe('configFromToml', () => {
         minIntervalMs: 250,
         maxRunsPerTaskPerMinute: 300,
       },
+      sessions: { dbPath: join(HOME, 'talk/s.db'), contextTokens: 4096, answerTokens: 512 },
       telemetry: { enabled: false, dbPath: '/var/lib/jarvis/t.db' },
       mcp: {
         servers: [
@@ -675,7 +682,7 @@ a = 1
     });
     expect(warnings[0]?.message).toMatch(/^unknown key 'colour' at the top level; known keys: /);
     expect(warnings[4]?.message).toContain(
-      'agent, engine, imports, intelligence, mcp, memory, scheduler, telemetry, tools',
+      'agent, engine, imports, intelligence, mcp, memory, scheduler, sessions, telemetry, tools',
     );
   });
 

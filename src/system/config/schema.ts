@@ -53,6 +53,9 @@ export type CodeInterpreterConfig = ToolsConfig['codeInterpreter'];
 /** `[scheduler]`. */
 export type SchedulerConfig = JarvisConfig['scheduler'];
 
+/** `[sessions]`. */
+export type SessionsConfig = JarvisConfig['sessions'];
+
 /** `[telemetry]`. */
 export type TelemetryConfig = JarvisConfig['telemetry'];
 

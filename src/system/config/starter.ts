@@ -125,6 +125,14 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # Runs of one task per minute; beyond it occurrences are recorded as skipped, not queued.
 # max_runs_per_task_per_minute = 60
 
+[sessions]
+# Conversations of \`jarvis chat\` and \`jarvis ask --session\`.
+# db_path = "sessions.db"
+# The model's context window when the engine cannot tell; history beyond it is folded into a summary.
+# context_tokens = 8192
+# Tokens kept free for each answer when fitting the history.
+# answer_tokens = 1024
+
 [telemetry]
 # Record inference and tool statistics (\`jarvis telemetry stats\`).
 # enabled = true
