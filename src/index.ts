@@ -216,7 +216,25 @@ export {
   MemoryHandle,
   type MemorySearchOptions,
   type MemoryStats,
+  type SessionAskResult,
+  SessionHandle,
 } from './sdk/index.js';
+export {
+  type CreateSessionOptions,
+  isPaired,
+  type ListSessionsOptions,
+  MISSING_RESULT_TEXT,
+  type NewSessionTurn,
+  pairToolCalls,
+  type SessionInfo,
+  type SessionStore,
+  type SessionSummary,
+  type SessionTurn,
+  type SessionTurnStatus,
+  type SessionTurnsOptions,
+  SqliteSessionStore,
+  type SqliteSessionStoreOptions,
+} from './sessions/index.js';
 export {
   type BuildSystemOptions,
   buildSystem,

@@ -1,13 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  type AgentStreamEvent,
-  type InferenceEngine,
-  JarvisError,
-  type TokenUsage,
-  type ToolResult,
-  ZERO_USAGE,
-} from '../core/index.js';
+import { type AgentStreamEvent, type InferenceEngine, JarvisError } from '../core/index.js';
 import {
   type BuildSystemOptions,
   buildSystem,
@@ -15,9 +8,10 @@ import {
   type JarvisConfig,
   type JarvisSystem,
   loadConfig,
-  type RunRequest,
 } from '../system/index.js';
+import { type AskOptions, type AskResult, requireQuery, toAskResult } from './ask-result.js';
 import { MemoryHandle } from './memory-handle.js';
+import { SessionHandle } from './session-handle.js';
 
 /**
  * Options of `new Jarvis()`, all optional: those of `buildSystem` (with `engine` an engine key or a ready
@@ -34,21 +28,6 @@ export interface JarvisOptions extends Omit<BuildSystemOptions, 'config' | 'engi
   readonly imports?: readonly string[];
   /** Folder relative paths are resolved against (default `process.cwd()`). */
   readonly cwd?: string;
-}
-
-/** Per-question options of `ask`, `askFull` and `stream`: the system's `RunRequest`. */
-export type AskOptions = RunRequest;
-
-/** What `askFull` returns; `metadata` keeps the agent's keys (`max_turns_exceeded`, `usage`, …). */
-export interface AskResult {
-  readonly content: string;
-  readonly turns: number;
-  readonly toolResults: readonly ToolResult[];
-  readonly usage: TokenUsage;
-  readonly model: string;
-  readonly engine: string;
-  readonly agent: string;
-  readonly metadata: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -110,24 +89,21 @@ export class Jarvis {
   /** Asks one question and returns the answer with turns, tool results, usage, model, engine and metadata. */
   async askFull(query: string, options: AskOptions = {}): Promise<AskResult> {
     const system = await this.system();
-    const run = await system.run(requireQuery(query), options);
-    const { result } = run;
-    return {
-      content: result.content,
-      turns: result.turns,
-      toolResults: result.toolResults,
-      usage: usageOf(result.metadata),
-      model: run.model,
-      engine: run.engineKey,
-      agent: run.agentName,
-      metadata: result.metadata,
-    };
+    return toAskResult(await system.run(requireQuery(query), options));
   }
 
   /** Asks one question and yields the agent's events as they happen; the last one is the `result`. */
   async *stream(query: string, options: AskOptions = {}): AsyncGenerator<AgentStreamEvent> {
     const system = await this.system();
     yield* system.stream(requireQuery(query), options);
+  }
+
+  /**
+   * A conversation: the session with this id or name (a new name starts one with it), or a new unnamed session.
+   * Each `ask` adds a turn; earlier turns go to the model as history, fitted to its context.
+   */
+  session(idOrName?: string): SessionHandle {
+    return new SessionHandle(() => this.system(), idOrName);
   }
 
   /** Closes the engine, the stores and the scheduler; safe to call more than once. */
@@ -173,26 +149,6 @@ async function importModules(specifiers: readonly string[], cwd: string): Promis
       });
     }
   }
-}
-
-function requireQuery(query: string): string {
-  if (typeof query !== 'string' || query.trim() === '') {
-    throw new JarvisError({
-      code: 'invalid_argument',
-      message: 'The question is empty: pass the text to ask',
-    });
-  }
-  return query;
-}
-
-function usageOf(metadata: Readonly<Record<string, unknown>>): TokenUsage {
-  const usage = metadata.usage as Partial<TokenUsage> | undefined;
-  if (usage === undefined || typeof usage !== 'object') return ZERO_USAGE;
-  return {
-    promptTokens: Number(usage.promptTokens ?? 0),
-    completionTokens: Number(usage.completionTokens ?? 0),
-    totalTokens: Number(usage.totalTokens ?? 0),
-  };
 }
 
 function closedError(): JarvisError {

@@ -116,6 +116,12 @@ export {
 } from './engines.js';
 export { type ModelHubSettings, modelHubSettings } from './model-hub-settings.js';
 export { NoModelError, type NoModelErrorOptions } from './no-model-error.js';
+export type {
+  HistoryPreparer,
+  PreparedHistory,
+  SessionHistoryReport,
+  SessionRunResult,
+} from './session-turn.js';
 export {
   type BuildSystemOptions,
   buildSystem,
