@@ -35,7 +35,13 @@ describe('CustomAgent', () => {
     expect(error.message).toContain('Subclass CustomAgent (or BaseAgent)');
     expect(error.message).toContain('override run()');
     expect(error.message).toContain("@AgentRegistry.register('your-agent')");
-    expect(error.partialResult).toEqual({ content: '', toolResults: [], turns: 0, metadata: {} });
+    expect(error.partialResult).toEqual({
+      content: '',
+      toolResults: [],
+      turns: 0,
+      metadata: {},
+      messages: [],
+    });
   });
 
   it('accepts the options the SDK passes to every agent', async () => {

@@ -46,7 +46,7 @@ export class CustomAgent implements Agent {
       code: 'agent_not_implemented',
       agentId: this.agentId,
       message: CUSTOM_AGENT_NOT_IMPLEMENTED_MESSAGE,
-      partialResult: { content: '', toolResults: [], turns: 0, metadata: {} },
+      partialResult: { content: '', toolResults: [], turns: 0, metadata: {}, messages: [] },
     });
   }
 }

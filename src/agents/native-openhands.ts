@@ -2,6 +2,7 @@ import {
   type AgentContext,
   type AgentResult,
   type AgentRunOptions,
+  type Message,
   type Tool,
   type ToolResult,
   toolFailure,
@@ -25,6 +26,7 @@ import {
   answerText,
   engineTurn,
   executeCall,
+  recordExchange,
   runTurnLoop,
   type TurnLoopState,
 } from './turn-loop.js';
@@ -121,7 +123,12 @@ export class NativeOpenHandsAgent extends BaseAgent {
   ): Promise<AgentResult | undefined> {
     const observation = await this.act(state, content, turn);
     if (observation === undefined) return this.finish(state, content);
-    state.messages.push({ role: 'assistant', content }, { role: 'user', content: observation });
+    const exchange: readonly Message[] = [
+      { role: 'assistant', content },
+      { role: 'user', content: observation },
+    ];
+    state.messages.push(...exchange);
+    recordExchange(state, ...exchange);
     return undefined;
   }
 

@@ -16,12 +16,18 @@ import {
   planToolCalls,
   type TurnPlan,
 } from './orchestrator-turn.js';
-import { answerResult, outOfTurnsResult, type PublishTurnEnd } from './run-results.js';
+import {
+  answerResult,
+  outOfTurnsResult,
+  type PublishTurnEnd,
+  withFinalAnswer,
+} from './run-results.js';
 import { stepCountIs } from './stop-conditions.js';
 import {
   answerText,
   createTurnLoopState,
   engineTurn,
+  recordExchange,
   runTurnLoop,
   type TurnLoopState,
 } from './turn-loop.js';
@@ -113,22 +119,31 @@ async function runTurn(
     turn,
   });
   if (plan.loop !== undefined) return loopDetected(deps, run, state, plan.loop);
-  await runToolCalls(deps, run, state, raw, plan);
+  await runToolCalls(deps, run, state, { raw, content }, plan);
   run.emit?.({ type: 'turn_end', turn, content });
   throwIfAborted(run.signal);
   return undefined;
 }
 
-/** Appends the assistant's calls, runs them, and appends one tool message per call in the order issued. */
+/** The text of a reply: as the model wrote it (sent back within the run), and with reasoning removed (reported). */
+interface ReplyText {
+  readonly raw: string;
+  readonly content: string;
+}
+
+/**
+ * Appends the assistant's calls, runs them, and appends one tool message per call in the order issued; the
+ * exchange is then recorded in the run's messages (the reply's text without reasoning).
+ */
 async function runToolCalls(
   deps: FunctionCallingDeps,
   run: FunctionCallingRun,
   state: RunState,
-  content: string,
+  text: ReplyText,
   plan: TurnPlan,
 ): Promise<void> {
   const { calls } = plan;
-  run.messages.push({ role: 'assistant', content, toolCalls: calls });
+  run.messages.push({ role: 'assistant', content: text.raw, toolCalls: calls });
   const results = await executeToolCalls(plan, {
     executor: deps.executor,
     concurrency: deps.concurrency,
@@ -137,17 +152,15 @@ async function runToolCalls(
     emit: run.emit,
     turn: state.turns,
   });
+  const answers: Message[] = [];
   for (let index = 0; index < calls.length; index += 1) {
     const call = calls[index] as ToolCall;
     const result = results[index] as ToolResult;
     state.toolResults.push(result);
-    run.messages.push({
-      role: 'tool',
-      content: result.content,
-      toolCallId: call.id,
-      name: call.name,
-    });
+    answers.push({ role: 'tool', content: result.content, toolCallId: call.id, name: call.name });
   }
+  run.messages.push(...answers);
+  recordExchange(state, { role: 'assistant', content: text.content, toolCalls: calls }, ...answers);
 }
 
 function finalAnswer(run: FunctionCallingRun, state: RunState, content: string): AgentResult {
@@ -180,5 +193,6 @@ function loopDetected(
     toolResults: state.toolResults,
     turns,
     metadata: { loop_detected: true, usage: state.usage },
+    messages: withFinalAnswer(state.runMessages, content),
   };
 }

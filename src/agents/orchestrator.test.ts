@@ -112,6 +112,7 @@ describe('OrchestratorAgent: the function-calling loop', () => {
       toolResults: [],
       turns: 1,
       metadata: { usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 } },
+      messages: [{ role: 'assistant', content: 'Hello!' }],
     });
     expect(engine.calls[0]?.options).toEqual({ model: 'm', temperature: 0.7, maxTokens: 1024 });
     expect('tools' in (engine.calls[0]?.options ?? {})).toBe(false);
@@ -506,6 +507,7 @@ describe('OrchestratorAgent: turn limit', () => {
         max_turns_exceeded: true,
         usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
       },
+      messages: [{ role: 'assistant', content: MAX_TURNS_MESSAGE }],
     });
     expect(engine.calls).toHaveLength(0);
     expect(bus.history.map((event) => event.type)).toEqual(['agent_turn_start', 'agent_turn_end']);
@@ -723,6 +725,14 @@ describe('OrchestratorAgent: cancellation and failures', () => {
       toolResults: [expect.objectContaining({ content: 'w', success: true })],
       turns: 1,
       metadata: { usage: { promptTokens: 4, completionTokens: 1, totalTokens: 5 } },
+      messages: [
+        {
+          role: 'assistant',
+          content: 'Working.',
+          toolCalls: [expect.objectContaining({ name: 'work' })],
+        },
+        { role: 'tool', content: 'w', toolCallId: expect.any(String), name: 'work' },
+      ],
     });
     const types = bus.history.map((event) => event.type);
     expect(types.slice(-2)).toEqual(['inference_end', 'agent_turn_end']);
@@ -752,6 +762,7 @@ describe('OrchestratorAgent: a non-conforming engine', () => {
       toolResults: [],
       turns: 1,
       metadata: { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } },
+      messages: [{ role: 'assistant', content: '' }],
     });
   });
 });

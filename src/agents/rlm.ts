@@ -3,6 +3,7 @@ import {
   type AgentError,
   type AgentResult,
   type AgentRunOptions,
+  type Message,
   type Tool,
   type ToolResult,
   throwIfAborted,
@@ -24,7 +25,14 @@ import {
 import type { RlmInterpreter, RlmInterpreterFactory, RlmStepResult } from './rlm-session.js';
 import { answerResult, outOfTurnsResult } from './run-results.js';
 import { stepCountIs } from './stop-conditions.js';
-import { answerText, engineTurn, loopError, runTurnLoop, type TurnLoopState } from './turn-loop.js';
+import {
+  answerText,
+  engineTurn,
+  loopError,
+  recordExchange,
+  runTurnLoop,
+  type TurnLoopState,
+} from './turn-loop.js';
 
 /** Options of an `RLMAgent`. */
 export interface RLMAgentOptions extends BaseAgentOptions {
@@ -135,10 +143,14 @@ export class RLMAgent extends BaseAgent {
     const content = stripThinkTags(answerText(answer));
     const code = extractPythonBlock(content, true);
     if (code === undefined) return this.finish(state, content.trim(), false);
-    state.messages.push({ role: 'assistant', content });
+    const request: Message = { role: 'assistant', content };
+    state.messages.push(request);
     const observation = await this.step(state, code, turn);
+    // The reply that called FINAL got no observation: the run reports the answer in its place.
     if (state.final !== undefined) return this.finish(state, state.final, true);
-    state.messages.push({ role: 'user', content: observation });
+    const reply: Message = { role: 'user', content: observation };
+    state.messages.push(reply);
+    recordExchange(state, request, reply);
     return undefined;
   }
 

@@ -1,4 +1,4 @@
-import type { AgentResult, TokenUsage, ToolResult } from '../core/index.js';
+import type { AgentResult, Message, TokenUsage, ToolResult } from '../core/index.js';
 import { MAX_TURNS_MESSAGE } from './agent-messages.js';
 
 /** Publishes `agent_turn_end` with the given data (the agent adds `agent`). */
@@ -11,7 +11,17 @@ export interface RunRecord {
   readonly turns: number;
   /** Usage over the run's engine calls, reported in `metadata.usage`. */
   readonly usage: TokenUsage;
+  /** The completed exchanges the run reports (`AgentResult.messages` before the final answer). */
+  readonly runMessages: readonly Message[];
   readonly publishTurnEnd: PublishTurnEnd;
+}
+
+/** The reported messages of a run that ended: its exchanges, then the final answer as an assistant message. */
+export function withFinalAnswer(
+  runMessages: readonly Message[],
+  content: string,
+): readonly Message[] {
+  return [...runMessages, { role: 'assistant', content }];
 }
 
 /** The result of a run that answered with `content`, after publishing `agent_turn_end` `{ turns, contentLength }`. */
@@ -26,6 +36,7 @@ export function answerResult(
     toolResults: [...run.toolResults],
     turns: run.turns,
     metadata: { ...metadata, usage: run.usage },
+    messages: withFinalAnswer(run.runMessages, content),
   };
 }
 
@@ -36,6 +47,7 @@ export function outOfTurnsResult(run: RunRecord, content: string): AgentResult {
     turns: run.turns,
     content,
     metadata: { usage: run.usage },
+    messages: run.runMessages,
   });
 }
 
@@ -45,6 +57,8 @@ export interface MaxTurnsRecord {
   readonly turns: number;
   readonly content?: string;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The run's completed exchanges; the result reports them followed by its answer (left out when absent). */
+  readonly messages?: readonly Message[];
 }
 
 /**
@@ -56,10 +70,14 @@ export function maxTurnsResult(
   record: MaxTurnsRecord,
 ): AgentResult {
   publishTurnEnd({ turns: record.turns, maxTurnsExceeded: true });
+  const content = record.content || MAX_TURNS_MESSAGE;
   return {
-    content: record.content || MAX_TURNS_MESSAGE,
+    content,
     toolResults: record.toolResults,
     turns: record.turns,
     metadata: { ...record.metadata, max_turns_exceeded: true },
+    ...(record.messages === undefined
+      ? {}
+      : { messages: withFinalAnswer(record.messages, content) }),
   };
 }

@@ -45,6 +45,7 @@ describe('SimpleAgent', () => {
       toolResults: [],
       turns: 1,
       metadata: { usage: { promptTokens: 7, completionTokens: 3, totalTokens: 10 } },
+      messages: [{ role: 'assistant', content: 'Paris' }],
     });
     expect(engine.calls).toHaveLength(1);
     expect(engine.calls[0]?.method).toBe('generate');
@@ -106,6 +107,7 @@ describe('SimpleAgent', () => {
       toolResults: [],
       turns: 0,
       metadata: { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } },
+      messages: [],
     });
     expect(bus.history.at(-1)).toMatchObject({
       type: 'agent_turn_end',

@@ -47,7 +47,7 @@ export class SimpleAgent extends BaseAgent {
     }
     const content = typeof answer.content === 'string' ? stripThinkTags(answer.content) : '';
     this.publishTurnEnd({ turns: 1, contentLength: content.length });
-    return { content, toolResults: [], turns: 1, metadata: { usage: answer.usage ?? ZERO_USAGE } };
+    return answered(content, answer);
   }
 
   /**
@@ -91,7 +91,7 @@ export class SimpleAgent extends BaseAgent {
     const content = stripThinkTags(answer.content);
     emit({ type: 'turn_end', turn: 1, content });
     this.publishTurnEnd({ turns: 1, contentLength: content.length });
-    return { content, toolResults: [], turns: 1, metadata: { usage: answer.usage ?? ZERO_USAGE } };
+    return answered(content, answer);
   }
 
   /** The error of a run whose engine call failed or was cancelled: no turn completed. */
@@ -100,9 +100,26 @@ export class SimpleAgent extends BaseAgent {
       agentId: this.agentId,
       error,
       signal,
-      partialResult: { content: '', toolResults: [], turns: 0, metadata: { usage: ZERO_USAGE } },
+      partialResult: {
+        content: '',
+        toolResults: [],
+        turns: 0,
+        metadata: { usage: ZERO_USAGE },
+        messages: [],
+      },
     });
     this.publishTurnEnd(failureTurnEnd(failure));
     return failure;
   }
+}
+
+/** The result of the one engine call: the answer, and that answer as the run's only message. */
+function answered(content: string, answer: GenerateResult): AgentResult {
+  return {
+    content,
+    toolResults: [],
+    turns: 1,
+    metadata: { usage: answer.usage ?? ZERO_USAGE },
+    messages: [{ role: 'assistant', content }],
+  };
 }

@@ -1,11 +1,12 @@
-import type {
-  AgentContext,
-  AgentResult,
-  AgentRunOptions,
-  GenerateResult,
-  Message,
-  Tool,
-  ToolSpec,
+import {
+  type AgentContext,
+  type AgentResult,
+  type AgentRunOptions,
+  type GenerateResult,
+  type Message,
+  type Tool,
+  type ToolSpec,
+  throwIfAborted,
 } from '../core/index.js';
 import type { ToolExecutor } from '../tools/index.js';
 import { buildAgentMessages } from './agent-messages.js';
@@ -20,7 +21,8 @@ import {
   answerText,
   createTurnLoopState,
   engineTurn,
-  executeCall,
+  recordExchange,
+  runCallRecorded,
   runTurnLoop,
   type TurnLoopState,
 } from './turn-loop.js';
@@ -56,7 +58,9 @@ interface TextLoopState extends TurnLoopState {
  * returns the final answer (think blocks removed), or runs the tool call and appends the call text and an
  * `Observation:` message. Ends with the max-turns result (content: the last reasoning the model wrote, else the
  * default message); engine failures and cancellation throw `AgentError` with the partial result (tool results,
- * completed turns, usage).
+ * completed turns, usage). The run's messages are the text exchanged, so that they make sense as this agent's
+ * history: each call reply as an assistant message followed by its observation as a `user` message, then the
+ * answer (the text after `Final Answer:`) as the last assistant message.
  */
 export function runTextProtocolLoop(
   deps: TextProtocolLoopDeps,
@@ -104,7 +108,11 @@ async function runToolCall(
   turn: number,
 ): Promise<void> {
   const call = buildTextToolCall(reply, state.specs, `${state.deps.callIdPrefix}_${turn}`);
-  state.messages.push({ role: 'assistant', content: reply.callText });
-  const result = await executeCall(state, state.deps.executor, call);
-  state.messages.push({ role: 'user', content: `Observation: ${result.content}` });
+  const request: Message = { role: 'assistant', content: reply.callText };
+  state.messages.push(request);
+  const result = await runCallRecorded(state, state.deps.executor, call);
+  const observation: Message = { role: 'user', content: `Observation: ${result.content}` };
+  state.messages.push(observation);
+  recordExchange(state, request, observation);
+  throwIfAborted(state.signal);
 }

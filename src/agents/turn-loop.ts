@@ -28,6 +28,11 @@ export interface TurnLoopState {
   usage: TokenUsage;
   /** The answer text a failed run's partial result carries ('' unless the loop keeps one). */
   lastContent: string;
+  /**
+   * The completed exchanges of the run as its result reports them (`AgentResult.messages` without the final
+   * answer): appended with `recordExchange` once a reply's calls have their results.
+   */
+  readonly runMessages: Message[];
   readonly publishTurnEnd: PublishTurnEnd;
 }
 
@@ -35,7 +40,22 @@ export interface TurnLoopState {
 export function createTurnLoopState(
   init: Pick<TurnLoopState, 'agentId' | 'signal' | 'messages' | 'publishTurnEnd'>,
 ): TurnLoopState {
-  return { ...init, toolResults: [], turns: 0, usage: ZERO_USAGE, lastContent: '' };
+  return {
+    ...init,
+    toolResults: [],
+    turns: 0,
+    usage: ZERO_USAGE,
+    lastContent: '',
+    runMessages: [],
+  };
+}
+
+/**
+ * Records one completed exchange in the run's reported messages: the assistant's reply and what answered it
+ * (`tool` results, or the observation a text-protocol loop sent back), never a reply without its answers.
+ */
+export function recordExchange(state: TurnLoopState, ...messages: readonly Message[]): void {
+  state.runMessages.push(...messages);
 }
 
 /** The rules of one loop. */
@@ -99,10 +119,23 @@ export async function executeCall(
   executor: ToolExecutor,
   call: Parameters<ToolExecutor['execute']>[0],
 ): Promise<ToolResult> {
+  const result = await runCallRecorded(state, executor, call);
+  throwIfAborted(state.signal);
+  return result;
+}
+
+/**
+ * Runs one tool call with the run's signal and records its result, without stopping a cancelled run (the
+ * caller records the exchange first, then calls `throwIfAborted`).
+ */
+export async function runCallRecorded(
+  state: TurnLoopState,
+  executor: ToolExecutor,
+  call: Parameters<ToolExecutor['execute']>[0],
+): Promise<ToolResult> {
   const { signal } = state;
   const result = await executor.execute(call, signal === undefined ? {} : { signal });
   state.toolResults.push(result);
-  throwIfAborted(signal);
   return result;
 }
 
@@ -123,5 +156,6 @@ function partialResult(state: TurnLoopState): AgentResult {
     toolResults: [...state.toolResults],
     turns: state.turns,
     metadata: { usage: state.usage },
+    messages: [...state.runMessages],
   };
 }

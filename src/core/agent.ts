@@ -1,7 +1,7 @@
 import { Conversation } from './conversation.js';
 import type { AgentErrorCode } from './error-codes.js';
 import { JarvisError } from './errors.js';
-import type { ToolCall } from './messages.js';
+import type { Message, ToolCall } from './messages.js';
 import type { ToolResult } from './tool-result.js';
 
 /** The runtime context handed to an agent on each run. */
@@ -35,6 +35,14 @@ export interface AgentResult {
   /** Number of turns (engine calls) taken. */
   readonly turns: number;
   readonly metadata: Readonly<Record<string, unknown>>;
+  /**
+   * The messages the run added after the user input, in order: assistant messages (with their tool calls,
+   * reasoning stripped as the answer is) and `tool` results, ending with the final assistant answer; paired:
+   * every tool call has its result. Text-protocol agents report the text they exchanged (the assistant's reply,
+   * then the observation sent back as a `user` message). In an `AgentError`'s partial result: the exchanges
+   * completed before the failure, without a final answer. Optional: agents written before it may leave it out.
+   */
+  readonly messages?: readonly Message[];
 }
 
 /** Per-run options. */

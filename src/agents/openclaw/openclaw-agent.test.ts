@@ -244,7 +244,13 @@ describe('OpenClawAgent over HTTP', () => {
     expect(error.message).toBe(
       `OpenClaw runtime is not available (HTTP runtime at ${runtime.url}): GET ${runtime.url}/health answered HTTP 503; start the OpenClaw runtime so that it listens on ${runtime.url} (GET /health, POST /api/query), or pass another host`,
     );
-    expect(error.partialResult).toEqual({ content: '', toolResults: [], turns: 0, metadata: {} });
+    expect(error.partialResult).toEqual({
+      content: '',
+      toolResults: [],
+      turns: 0,
+      metadata: {},
+      messages: [],
+    });
     expect(runtime.received).toEqual([]);
     expect(summary(bus)).toEqual([
       ['agent_turn_start', { agent: 'openclaw', input: 'x' }],

@@ -10,13 +10,14 @@ import {
   type InferenceEngine,
   JarvisError,
   type JsonObject,
+  type Message,
   type Tool,
   type ToolResult,
   wholeNumberOption,
 } from '../../core/index.js';
 import { ToolExecutor } from '../../tools/index.js';
 import { failureTurnEnd } from '../run-failure.js';
-import { maxTurnsResult } from '../run-results.js';
+import { maxTurnsResult, withFinalAnswer } from '../run-results.js';
 import { stepCountIs } from '../stop-conditions.js';
 import { HttpTransport } from './http-transport.js';
 import { createOpenClawMessage, type OpenClawIdOptions, type OpenClawMessage } from './protocol.js';
@@ -56,6 +57,8 @@ export interface OpenClawAgentOptions extends OpenClawIdOptions {
 interface RunState {
   readonly toolResults: ToolResult[];
   turns: number;
+  /** The completed exchanges: each `tool_call` as an assistant message, then its `tool` result. */
+  readonly messages: Message[];
 }
 
 const AGENT_ID = 'openclaw';
@@ -68,7 +71,8 @@ const AGENT_ID = 'openclaw';
  * 3. sends `query` with the input and `metadata: { model, conversation }`; 4. while the reply is `tool_call` and
  * fewer than `maxTurns` messages were sent, executes it and sends `tool_result`; 5. returns the `response`, or the
  * max-turns result; an `error` reply, a transport failure or cancellation throws `AgentError` with the partial
- * result. `agent_turn_end` is always published.
+ * result. `agent_turn_end` is always published. The result's `messages` report each `tool_call` as an assistant
+ * message calling it (with the runtime's id) followed by its `tool` result, then the answer.
  */
 export class OpenClawAgent implements Agent {
   readonly agentId = AGENT_ID;
@@ -104,7 +108,7 @@ export class OpenClawAgent implements Agent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
-    const state: RunState = { toolResults: [], turns: 0 };
+    const state: RunState = { toolResults: [], turns: 0, messages: [] };
     this.#bus?.publish('agent_turn_start', { agent: AGENT_ID, input });
     try {
       return await this.#converse(input, context, options.signal, state);
@@ -137,6 +141,7 @@ export class OpenClawAgent implements Agent {
         signal === undefined ? {} : { signal },
       );
       state.toolResults.push(result);
+      state.messages.push(...toolExchange(reply, result));
       signal?.throwIfAborted();
       reply = await this.#send(this.#toolResult(reply, result), signal, state);
     }
@@ -171,10 +176,7 @@ export class OpenClawAgent implements Agent {
   }
 
   #query(input: string, context: AgentContext | undefined): OpenClawMessage {
-    const conversation = (context?.conversation.messages ?? []).map(({ role, content }) => ({
-      role,
-      content,
-    }));
+    const conversation = (context?.conversation.messages ?? []).map(conversationEntry);
     return createOpenClawMessage(
       { type: 'query', content: input, metadata: { model: this.model, conversation } },
       this.#idOptions,
@@ -192,13 +194,21 @@ export class OpenClawAgent implements Agent {
   }
 
   #finish(reply: OpenClawMessage, state: RunState): AgentResult {
-    const { toolResults, turns } = state;
+    const { toolResults, turns, messages } = state;
     if (reply.type === 'response') {
       this.#publishTurnEnd({ turns });
-      return { content: reply.content, toolResults, turns, metadata: {} };
+      const content = reply.content;
+      return {
+        content,
+        toolResults,
+        turns,
+        metadata: {},
+        messages: withFinalAnswer(messages, content),
+      };
     }
     if (reply.type === 'tool_call') {
-      return maxTurnsResult((data) => this.#publishTurnEnd(data), { toolResults, turns });
+      const publish = (data: Readonly<Record<string, unknown>>) => this.#publishTurnEnd(data);
+      return maxTurnsResult(publish, { toolResults, turns, messages });
     }
     if (reply.type === 'error') {
       const reported = reply.error || reply.content || 'Unknown error from OpenClaw';
@@ -252,6 +262,7 @@ export class OpenClawAgent implements Agent {
       toolResults: [...state.toolResults],
       turns: state.turns,
       metadata: {},
+      messages: [...state.messages],
     };
     return new AgentError({ code, agentId: AGENT_ID, message, partialResult, cause });
   }
@@ -259,6 +270,39 @@ export class OpenClawAgent implements Agent {
   #publishTurnEnd(data: Readonly<Record<string, unknown>>): void {
     this.#bus?.publish('agent_turn_end', { agent: AGENT_ID, ...data });
   }
+}
+
+/**
+ * One history message as the query's `conversation` carries it: `{ role, content }`, plus the OpenAI-shaped
+ * `tool_calls` of an assistant message that called tools and the `tool_call_id` of a tool result, so a runtime
+ * that hands the history to a chat API keeps every call paired with its result.
+ */
+function conversationEntry(message: Message): JsonObject {
+  const { role, content, toolCalls, toolCallId } = message;
+  if (toolCalls !== undefined && toolCalls.length > 0) {
+    const calls = toolCalls.map(({ id, name, arguments: args }) => ({
+      id,
+      type: 'function',
+      function: { name, arguments: args },
+    }));
+    return { role, content, tool_calls: calls };
+  }
+  if (role === 'tool' && toolCallId !== undefined)
+    return { role, content, tool_call_id: toolCallId };
+  return { role, content };
+}
+
+/** A runtime's `tool_call` and the result sent back, as the run reports them: an assistant call and its result. */
+function toolExchange(call: OpenClawMessage, result: ToolResult): readonly Message[] {
+  const toolCall = {
+    id: call.id,
+    name: call.toolName ?? '',
+    arguments: JSON.stringify(call.toolArgs ?? {}),
+  };
+  return [
+    { role: 'assistant', content: call.content, toolCalls: [toolCall] },
+    { role: 'tool', content: result.content, toolCallId: call.id, name: toolCall.name },
+  ];
 }
 
 function createTransport(options: OpenClawAgentOptions): OpenClawTransport {

@@ -3,7 +3,8 @@
  *
  * Every message is one JSON object: {"type", "id", "content", "tool_name"?, "tool_args"?, "tool_result"?, "error"?,
  * "metadata"?}. The agent sends `health` (answer `health_ok`), `query` (content = the user input, metadata =
- * {"model", "conversation": [{"role", "content"}]}) and `tool_result` (tool_name, tool_result = the tool's text,
+ * {"model", "conversation": [{"role", "content", "tool_calls"?, "tool_call_id"?}]}: the history, with an assistant's
+ * tool calls in the OpenAI shape and each result's call id) and `tool_result` (tool_name, tool_result = the tool's text,
  * metadata = {"tool_call_id": <id of your tool_call>, "success": bool, "error_code"?}). To a query or a tool result
  * the runtime answers `tool_call` (tool_name + tool_args object; its own fresh id), `response` (content = the final
  * answer) or `error` (error = what went wrong). A new `query` always starts a new conversation.
