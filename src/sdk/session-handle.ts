@@ -1,6 +1,10 @@
 import type { AgentStreamEvent, Message } from '../core/index.js';
-import type { SessionInfo, SessionTurn } from '../sessions/index.js';
-import type { JarvisSystem, SessionHistoryReport } from '../system/index.js';
+import type {
+  JarvisSystem,
+  SessionHistoryReport,
+  SessionInfo,
+  SessionTurn,
+} from '../system/index.js';
 import { type AskOptions, type AskResult, requireQuery, toAskResult } from './ask-result.js';
 
 /** What a session's `askFull` returns: the answer as `Jarvis.askFull` gives it, and the turn it became. */

@@ -6,6 +6,7 @@ export {
   type TaskScheduler,
   taskToDict,
 } from '../scheduler/index.js';
+export type { SessionInfo, SessionStore, SessionTurn } from '../sessions/index.js';
 export type { ConfirmationRequest, ConfirmCallback } from '../tools/index.js';
 export {
   BUILTIN_AGENTS,

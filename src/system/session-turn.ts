@@ -210,7 +210,7 @@ function turnMessages(
 ): Message[] {
   const question: Message = { role: 'user', content: query };
   if (result === undefined) return [question];
-  const added = (result as { readonly messages?: readonly Message[] }).messages;
+  const added = result.messages;
   if (added !== undefined && added.length > 0) return [question, ...added];
   if (status !== 'completed' && result.content === '') return [question];
   return [question, { role: 'assistant', content: result.content }];
