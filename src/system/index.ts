@@ -119,7 +119,6 @@ export { type ModelHubSettings, modelHubSettings } from './model-hub-settings.js
 export { NoModelError, type NoModelErrorOptions } from './no-model-error.js';
 export type {
   HistoryPreparer,
-  PreparedHistory,
   SessionHistoryReport,
   SessionRunResult,
 } from './session-turn.js';

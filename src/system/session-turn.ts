@@ -9,7 +9,9 @@ import {
   ZERO_USAGE,
 } from '../core/index.js';
 import type {
+  HistoryReport,
   NewSessionTurn,
+  PreparedHistory,
   SessionInfo,
   SessionStore,
   SessionTurn,
@@ -17,30 +19,14 @@ import type {
 } from '../sessions/index.js';
 import type { PreparedRun, RunRequest } from './system-run.js';
 
-/** What a turn's history preparation reports: how much of the session went to the model. */
-export interface SessionHistoryReport {
-  /** Turns sent whole as history. */
-  readonly keptTurns: number;
-  /** Turns covered by the running summary instead (folded this turn or before). */
-  readonly foldedTurns: number;
-  /** Whether the summary was rewritten before this turn. */
-  readonly summaryUpdated: boolean;
-  /** The counted prompt size (history, system prompt, tools, input), when known. */
-  readonly promptTokens: number | undefined;
-  /** The context window the history was fitted into, when known. */
-  readonly contextTokens: number | undefined;
-}
-
-/** A run's history: the messages to send before the input, and what was done to fit them. */
-export interface PreparedHistory {
-  readonly messages: readonly Message[];
-  readonly report: SessionHistoryReport;
-}
+/** What a turn's history preparation reports: how much of the session went to the model, and how. */
+export type SessionHistoryReport = HistoryReport;
 
 /** Builds the history a run of `sessionId` sends, fitted to the prepared run's model. */
 export type HistoryPreparer = (
   sessionId: string,
   run: PreparedRun,
+  query: string,
   request: RunRequest,
 ) => Promise<PreparedHistory>;
 
@@ -127,7 +113,7 @@ async function prepareSessionRun(
   request: RunRequest,
 ): Promise<{ run: PreparedRun; history: PreparedHistory }> {
   const run = await deps.prepare(query, request);
-  const history = await deps.history(sessionId, run, request);
+  const history = await deps.history(sessionId, run, query, request);
   for (const message of history.messages) run.context.conversation.add(message);
   return { run, history };
 }

@@ -1,7 +1,17 @@
-import type { Message } from '../core/index.js';
-import { type SessionStore, type SessionTurn, SqliteSessionStore } from '../sessions/index.js';
+import { toOpenAIFunction } from '../core/index.js';
+import {
+  estimateCounter,
+  prepareTurnHistory,
+  SessionHistoryCache,
+  type SessionStore,
+  SqliteSessionStore,
+  type TokenCounter,
+} from '../sessions/index.js';
 import type { JarvisConfig } from './config/index.js';
-import type { PreparedHistory } from './session-turn.js';
+import type { HistoryPreparer } from './session-turn.js';
+
+/** The context window assumed when neither the config nor the engine tells it: small, so history fits anywhere. */
+export const DEFAULT_CONTEXT_TOKENS = 8192;
 
 /** The sessions store the config names (SQLite in the home folder by default). */
 export function openSessionStore(config: JarvisConfig): SessionStore {
@@ -9,39 +19,28 @@ export function openSessionStore(config: JarvisConfig): SessionStore {
 }
 
 /**
- * The whole history after the running summary: the summary first, then every turn that got an answer (a turn
- * that failed before any assistant message adds nothing the model could continue from).
+ * How a system prepares each session turn's history: the turns after the running summary, fitted into the
+ * model's context (`[sessions] context_tokens`, default 8192) with room for the answer, the oldest folded into
+ * the summary by the same model. One cache per system keeps a long session's turns and counts between turns.
  */
-export async function wholeSessionHistory(
+export function sessionHistoryPreparer(
   store: SessionStore,
-  sessionId: string,
-): Promise<PreparedHistory> {
-  const session = await store.find(sessionId);
-  const summary = session?.summary;
-  const turns = await store.turns(sessionId, { afterSeq: summary?.throughSeq ?? 0 });
-  const answered = turns.filter(hasAnswer);
-  const messages: Message[] = [];
-  if (summary !== undefined) {
-    messages.push({
-      role: 'user',
-      content: `Summary of our conversation so far:\n${summary.text}`,
+  config: JarvisConfig,
+  counter: TokenCounter = estimateCounter,
+): HistoryPreparer {
+  const cache = new SessionHistoryCache();
+  return (sessionId, run, query, request) =>
+    prepareTurnHistory(store, sessionId, {
+      systemPrompt: request.systemPrompt ?? config.agent.systemPrompt,
+      tools: run.tools.map((tool) => toOpenAIFunction(tool.spec)),
+      memoryMessages: run.context.conversation.messages,
+      input: [{ role: 'user', content: query }],
+      contextTokens: config.sessions.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+      answerTokens: request.maxTokens ?? config.sessions.answerTokens,
+      counter,
+      engine: run.engine.engine,
+      model: run.engine.model,
+      cache,
+      signal: request.signal,
     });
-    messages.push({ role: 'assistant', content: 'Understood.' });
-  }
-  for (const turn of answered) messages.push(...turn.messages);
-  return {
-    messages,
-    report: {
-      keptTurns: answered.length,
-      foldedTurns: summary?.throughSeq ?? 0,
-      summaryUpdated: false,
-      promptTokens: undefined,
-      contextTokens: undefined,
-    },
-  };
-}
-
-/** Whether a turn holds an assistant message (what the next turn can follow on from). */
-export function hasAnswer(turn: SessionTurn): boolean {
-  return turn.messages.some((message) => message.role === 'assistant');
 }

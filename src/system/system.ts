@@ -42,6 +42,7 @@ import { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 import { selectEngine } from './engine-selection.js';
 import type { EngineRequestLogCallback } from './engine-settings.js';
 import {
+  type HistoryPreparer,
   runSessionTurn,
   type SessionRunResult,
   type SessionTurnDeps,
@@ -58,7 +59,7 @@ import {
   type RunRequest,
   requestedTools,
 } from './system-run.js';
-import { openSessionStore, wholeSessionHistory } from './system-sessions.js';
+import { openSessionStore, sessionHistoryPreparer } from './system-sessions.js';
 import { createRegisteredTool, type ToolDependencies, unknownToolError } from './system-tools.js';
 
 /** The registries a system builds from (the global ones by default, with the built-ins added). */
@@ -130,6 +131,7 @@ export class JarvisSystem {
   #schedulerStore: SchedulerStore | undefined;
   #telemetry: TelemetryStore | undefined;
   #sessions: SessionStore | undefined;
+  #sessionHistory: HistoryPreparer | undefined;
   #codeInterpreter: CodeInterpreterTool | undefined;
   #mcp: Promise<McpToolSource> | undefined;
   #closing: Promise<void> | undefined;
@@ -236,10 +238,11 @@ export class JarvisSystem {
 
   #sessionDeps(): SessionTurnDeps {
     const store = this.sessions();
+    this.#sessionHistory ??= sessionHistoryPreparer(store, this.config);
     return {
       store,
       prepare: (query, request) => this.prepare(query, request),
-      history: (sessionId) => wholeSessionHistory(store, sessionId),
+      history: this.#sessionHistory,
       clock: this.#options.clock ?? systemClock,
       redact: this.redact,
     };
