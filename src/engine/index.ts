@@ -23,6 +23,7 @@ export {
   type NodeLlamaCppModule,
   nodeLlamaCppLocations,
 } from './embedded/node-llama-cpp-loader.js';
+export type { ToolCallFormatLog } from './http/http-chat-engine.js';
 export { HttpClient, type HttpClientOptions, type SleepFunction } from './http/http-client.js';
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -31,6 +32,7 @@ export {
   DEFAULT_IDLE_TIMEOUT_MS,
 } from './http/http-timeouts.js';
 export type { EngineRequestLog, EngineRequestLogEntry } from './http/request-log.js';
+export { isToolsUnsupportedError } from './http/tools-unsupported.js';
 export { type CatalogModel, MODEL_CATALOG } from './models/catalog.js';
 export {
   type ListLocalModelsOptions,
@@ -69,10 +71,28 @@ export {
   UNAMBIGUOUS_FORMATS,
 } from './wire/formats/family-formats.js';
 export {
+  type CallToWrite,
+  type ToolCallExample,
+  toolCallExample,
+  toolInstructions,
+  WRITTEN_FORMAT_NAMES,
+  withToolInstructions,
+  writeToolCalls,
+} from './wire/formats/format-instructions.js';
+export {
   type FoundTextToolCalls,
   type ReadTextToolCallsOptions,
   readTextToolCalls,
 } from './wire/formats/read-text-tool-calls.js';
+export {
+  chooseToolCallFormats,
+  configuredToolCallFormats,
+  describeToolCallFormatChoice,
+  type ModelEvidence,
+  type ToolCallFormatChoice,
+  type ToolCallFormatSource,
+  toolCallFormatsForTemplate,
+} from './wire/formats/template-formats.js';
 export type {
   OfferedToolSet,
   ReadToolCalls,

@@ -42,6 +42,7 @@ export {
   type ScriptedCutStreamFault,
   type ScriptedDelayFault,
   type ScriptedFault,
+  type ScriptedModelDetails,
   type ScriptedOpenAIServer,
   type ScriptedReply,
   type ScriptedReplyHandler,

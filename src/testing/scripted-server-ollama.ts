@@ -1,6 +1,6 @@
 import { type ResolvedAnswer, splitText } from './scripted-server-answer.js';
 import { bodyField, type RenderedAnswer, type ScriptedWire } from './scripted-server-openai.js';
-import type { RecordedRequest } from './scripted-server-types.js';
+import type { RecordedRequest, ScriptedModelDetails } from './scripted-server-types.js';
 
 const CREATED_AT = '2025-01-01T00:00:00.000000000Z';
 /** Durations (nanoseconds) the scripted Ollama reports; fixed so tests can assert them. */
@@ -32,6 +32,37 @@ export const ollamaWire: ScriptedWire = {
   }),
   extraGets: { '/api/version': { version: '0.12.0' } },
 };
+
+/** Ollama's path that describes one model. */
+export const OLLAMA_SHOW_PATH = '/api/show';
+
+/** The model an `/api/show` request names (`model`, or the older `name`); `undefined` when it names none. */
+export function showRequestModel(request: RecordedRequest): string | undefined {
+  const model = bodyField(request, 'model') ?? bodyField(request, 'name');
+  return typeof model === 'string' && model !== '' ? model : undefined;
+}
+
+/** An `/api/show` answer in Ollama's shape: template, parser, details, model info and capabilities. */
+export function ollamaShowBody(details: ScriptedModelDetails): unknown {
+  const family = details.family ?? 'llama';
+  return {
+    modelfile: '# scripted',
+    parameters: '',
+    ...(details.template === undefined ? {} : { template: details.template }),
+    ...(details.parser === undefined ? {} : { parser: details.parser }),
+    details: {
+      parent_model: '',
+      format: 'gguf',
+      family,
+      families: [family],
+      parameter_size: '1B',
+      quantization_level: 'Q4_K_M',
+    },
+    model_info: { 'general.architecture': details.architecture ?? family },
+    capabilities: details.capabilities ?? ['completion', 'tools'],
+    modified_at: CREATED_AT,
+  };
+}
 
 function renderOllama(
   answer: ResolvedAnswer,

@@ -114,6 +114,20 @@ export type ScriptedReplyHandler = (
   request: RecordedRequest,
 ) => ScriptedReply | Promise<ScriptedReply>;
 
+/** What the scripted Ollama's `/api/show` reports about one model. */
+export interface ScriptedModelDetails {
+  /** The model's chat template (`template`); none when absent. */
+  readonly template?: string;
+  /** `details.family`; default `llama`. */
+  readonly family?: string;
+  /** `model_info['general.architecture']`; default the family. */
+  readonly architecture?: string;
+  /** The output parser Ollama runs for it (`parser`, e.g. `qwen3-coder`); none when absent. */
+  readonly parser?: string;
+  /** `capabilities`; default `['completion', 'tools']`. */
+  readonly capabilities?: readonly string[];
+}
+
 /** Which API the scripted server speaks. */
 export type ScriptedServerMode = 'openai' | 'ollama';
 
@@ -126,6 +140,11 @@ interface ScriptedServerCommonOptions {
   readonly modelsFault?: ScriptedFault;
   /** Streamed text is cut into pieces of this many characters; default: one word per piece. */
   readonly streamChunkChars?: number;
+  /**
+   * Ollama mode: what `POST /api/show` answers per model (its details, or a misbehaviour); a model not listed
+   * gets 404 `{"error": "model 'x' not found"}`, as Ollama answers.
+   */
+  readonly modelDetails?: Readonly<Record<string, ScriptedModelDetails | ScriptedFault>>;
 }
 
 /** Options of `startScriptedOpenAIServer`: a fixed script of replies, or a handler computing each reply. */

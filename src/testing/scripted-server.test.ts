@@ -469,6 +469,40 @@ describe('scripted server, Ollama mode', () => {
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({ done: false });
     expect((await call(`${server.baseUrl}/models`)).status).toBe(404);
   });
+
+  it('answers POST /api/show with the scripted details per model, and 404 for any other', async () => {
+    const template = '{{ range .ToolCalls }}<tool_call>{{ end }}';
+    const server = await start({
+      mode: 'ollama',
+      script: [],
+      modelDetails: {
+        'my-coder:latest': { template, family: 'qwen3moe', parser: 'qwen3-coder' },
+        'plain:1b': {},
+        'broken:1b': { fault: 'status', status: 500 },
+      },
+    });
+    const show = (body: unknown) => call(`${server.url}/api/show`, 'POST', body);
+    const coder = await show({ model: 'my-coder:latest' });
+    expect(coder.status).toBe(200);
+    expect(JSON.parse(coder.text)).toMatchObject({
+      template,
+      parser: 'qwen3-coder',
+      details: { family: 'qwen3moe', families: ['qwen3moe'], format: 'gguf' },
+      model_info: { 'general.architecture': 'qwen3moe' },
+      capabilities: ['completion', 'tools'],
+    });
+    const plain = JSON.parse((await show({ name: 'plain:1b' })).text);
+    expect(plain).toMatchObject({ details: { family: 'llama' } });
+    expect(plain.template).toBeUndefined();
+    const unknown = await show({ model: 'nope:7b' });
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.text)).toEqual({ error: "model 'nope:7b' not found" });
+    expect((await show({ model: 'broken:1b' })).status).toBe(500);
+    expect(JSON.parse((await show('not an object')).text)).toEqual({ error: "model '' not found" });
+    // Only Ollama mode has the route, and only for POST.
+    expect((await call(`${server.url}/api/show`)).status).toBe(404);
+    expect(server.unexpectedRequests).toEqual([]);
+  });
 });
 
 /** Waits (on the event loop, not a timer) until the condition holds. */

@@ -1,12 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveAnswer } from './scripted-server-answer.js';
-import { ollamaWire } from './scripted-server-ollama.js';
+import {
+  OLLAMA_SHOW_PATH,
+  ollamaShowBody,
+  ollamaWire,
+  showRequestModel,
+} from './scripted-server-ollama.js';
 import { openAIWire, type ScriptedWire } from './scripted-server-openai.js';
 import { performReply, type ReplyContext, sendBody } from './scripted-server-respond.js';
 import type {
   RecordedRequest,
   ScriptedDelayFault,
+  ScriptedModelDetails,
   ScriptedOpenAIServer,
   ScriptedReply,
   ScriptedServerOptions,
@@ -18,6 +24,7 @@ export type {
   ScriptedCutStreamFault,
   ScriptedDelayFault,
   ScriptedFault,
+  ScriptedModelDetails,
   ScriptedOpenAIServer,
   ScriptedReply,
   ScriptedReplyHandler,
@@ -122,6 +129,8 @@ class ScriptedServer implements ScriptedOpenAIServer {
       await this.#answerChat(request, res);
     } else if (request.method === 'GET' && request.path === wire.modelsPath) {
       await this.#answerModels(request, res);
+    } else if (this.#answersShow(request)) {
+      await this.#answerShow(request, res);
     } else if (request.method === 'GET' && request.path in wire.extraGets) {
       sendBody(res, 200, wire.extraGets[request.path]);
     } else {
@@ -151,6 +160,28 @@ class ScriptedServer implements ScriptedOpenAIServer {
     const models = this.#options.models ?? ['scripted-model'];
     const json = this.#wire.modelsBody(models);
     const reply = this.#options.modelsFault ?? {};
+    await performReply(
+      reply,
+      this.#context(request, res, false, () => ({ json, chunks: [], tail: [] })),
+    );
+  }
+
+  #answersShow(request: RecordedRequest): boolean {
+    return this.mode === 'ollama' && request.method === 'POST' && request.path === OLLAMA_SHOW_PATH;
+  }
+
+  /** Ollama's `/api/show`: the scripted details of the model named, or Ollama's 404 for any other. */
+  async #answerShow(request: RecordedRequest, res: ServerResponse): Promise<void> {
+    const model = showRequestModel(request);
+    const all = this.#options.modelDetails ?? {};
+    const scripted = model !== undefined && Object.hasOwn(all, model) ? all[model] : undefined;
+    if (scripted === undefined) {
+      sendBody(res, 404, this.#wire.errorBody(`model '${model ?? ''}' not found`, 404));
+      return;
+    }
+    const details: ScriptedModelDetails = 'fault' in scripted ? {} : scripted;
+    const reply: ScriptedReply = 'fault' in scripted ? scripted : {};
+    const json = ollamaShowBody(details);
     await performReply(
       reply,
       this.#context(request, res, false, () => ({ json, chunks: [], tail: [] })),

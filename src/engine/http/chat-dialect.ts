@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EngineError, GenerateOptions, Message, StreamChunk } from '../../core/index.js';
+import type { ToolCallFormatChoice } from '../wire/formats/template-formats.js';
 import type { StreamEnd } from '../wire/stream-chunks.js';
 import type { ParsedCompletion, ToolCallIdFactory } from '../wire/wire-format.js';
 
@@ -27,6 +28,22 @@ export interface ChatRequestContext {
   readonly path: string;
   readonly model?: string;
 }
+
+/** One JSON request a dialect sends to learn about a model. */
+export interface DialectJsonBody {
+  /** Path under the server's address (`/api/show`). */
+  readonly path: string;
+  /** Sent as JSON. */
+  readonly body: unknown;
+  /** The model it is about, named in errors and logs. */
+  readonly model: string;
+  /** Longest wait for the answer (one attempt, no retries). */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Sends a dialect's request on the engine's connections; resolves to the 2xx JSON body, rejects on any failure. */
+export type DialectJsonRequest = (request: DialectJsonBody) => Promise<unknown>;
 
 /**
  * The wire format of one kind of chat server, as `HttpChatEngine` uses it: where to send, how to write the
@@ -59,4 +76,13 @@ export interface ChatDialect {
   ): StreamReader;
   /** An HTTP error as an error that says what to do, or `undefined` to keep it as it is. */
   describeHttpError(error: unknown, request: ChatRequestContext): EngineError | undefined;
+  /**
+   * The formats `model` writes tool calls as text in, from what the server says about it (Ollama's template);
+   * never rejects. Absent: chosen from the model's name.
+   */
+  toolCallFormats?(
+    model: string,
+    request: DialectJsonRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolCallFormatChoice>;
 }

@@ -15,12 +15,16 @@ import {
   withTextToolCalls,
   withTimeToFirstChunk,
 } from '../wire/engine-results.js';
-import { toolCallFormatsNamed } from '../wire/formats/family-formats.js';
-import type { ToolCallFormat } from '../wire/formats/tool-call-format.js';
+import {
+  configuredToolCallFormats,
+  describeToolCallFormatChoice,
+  type ToolCallFormatChoice,
+} from '../wire/formats/template-formats.js';
+import type { OfferedToolSet, ToolCallFormat } from '../wire/formats/tool-call-format.js';
 import { textToolSet } from '../wire/offered-tools.js';
 import { TextToolCallBuffer } from '../wire/text-tool-call-buffer.js';
 import { createToolCallIdFactory, type ToolCallIdFactory } from '../wire/wire-format.js';
-import type { ChatDialect, ChatRequestContext } from './chat-dialect.js';
+import type { ChatDialect, ChatRequestContext, DialectJsonRequest } from './chat-dialect.js';
 import {
   checkHealth,
   createEngineHttpClient,
@@ -44,9 +48,14 @@ export interface HttpChatEngineOptions extends HttpEngineOptions {
    * `ToolCallFormat` name), read before the others; default: chosen from the model's name.
    */
   readonly toolCallFormat?: string | undefined;
+  /** Receives which formats a model's text tool calls are read with (and why), once per model and on change. */
+  readonly onToolCallFormat?: ToolCallFormatLog | undefined;
   /** Values never to show in errors and logs (API keys). */
   readonly secrets?: readonly (string | undefined)[];
 }
+
+/** Receives `tool-call format for <model>: <names> (from template|parser|family|name|config)` and the choice. */
+export type ToolCallFormatLog = (message: string, choice: ToolCallFormatChoice) => void;
 
 /**
  * An engine for a chat server over HTTP, whatever its wire format: whole and streamed answers (a cut-off stream
@@ -62,7 +71,10 @@ export class HttpChatEngine implements InferenceEngine {
   readonly #clock: Clock;
   readonly #makeId: ToolCallIdFactory;
   readonly #textToolCalls: boolean;
-  readonly #formats: readonly ToolCallFormat[] | undefined;
+  readonly #configured: ToolCallFormatChoice | undefined;
+  readonly #onToolCallFormat: ToolCallFormatLog | undefined;
+  /** What was last reported per model, so each choice is reported once. */
+  readonly #reported = new Map<string, string>();
   readonly #healthTimeoutMs: number | undefined;
 
   constructor(options: HttpChatEngineOptions) {
@@ -72,10 +84,11 @@ export class HttpChatEngine implements InferenceEngine {
     this.#clock = options.clock ?? systemClock;
     this.#makeId = createToolCallIdFactory(options.random);
     this.#textToolCalls = options.textToolCalls;
-    this.#formats =
+    this.#configured =
       options.toolCallFormat === undefined
         ? undefined
-        : toolCallFormatsNamed(options.toolCallFormat);
+        : configuredToolCallFormats(options.toolCallFormat);
+    this.#onToolCallFormat = options.onToolCallFormat;
     this.#healthTimeoutMs = options.healthTimeoutMs;
     this.#http = createEngineHttpClient(this.baseUrl, this.engineId, options, options.secrets);
   }
@@ -93,10 +106,13 @@ export class HttpChatEngine implements InferenceEngine {
       this.#dialect.parseAnswer(response.body, options.model, this.#makeId),
     );
     const tools = textToolSet(options, this.#textToolCalls);
-    return toGenerateResult(
-      withTextToolCalls(parsed, tools, this.#makeId, this.#formats),
-      ttftSeconds,
-    );
+    // The server is asked about the model only for an answer that may hold calls written as text.
+    let formats: readonly ToolCallFormat[] | undefined;
+    if (parsed.toolCalls.length === 0 && parsed.content !== '') {
+      formats = await this.#formatsFor(options, tools);
+      if (options.signal?.aborted) throw this.#cancelled(response, options.signal.reason);
+    }
+    return toGenerateResult(withTextToolCalls(parsed, tools, this.#makeId, formats), ttftSeconds);
   }
 
   /** Sends the conversation and yields the answer as it arrives, then one `end` chunk. */
@@ -107,11 +123,15 @@ export class HttpChatEngine implements InferenceEngine {
     const startedMs = this.#clock.monotonicMs();
     const path = this.#dialect.chatPath;
     const body = this.#dialect.buildBody(messages, options, true);
+    const tools = textToolSet(options, this.#textToolCalls);
+    // Chosen while the model starts answering (asking about the model must not delay the answer).
+    const formats = this.#formatsFor(options, tools);
     const response = await this.#call({ path, model: options.model }, () =>
       this.#http.requestStream({ path, body, model: options.model, ...signalOf(options) }),
     );
     try {
-      const chunks = withTimeToFirstChunk(this.#read(response, options), this.#clock, startedMs);
+      const reading = this.#read(response, options.model, tools, formats);
+      const chunks = withTimeToFirstChunk(reading, this.#clock, startedMs);
       for await (const chunk of chunks) {
         yield chunk;
         // Pieces already received are not worth finishing once the caller has cancelled.
@@ -148,11 +168,12 @@ export class HttpChatEngine implements InferenceEngine {
   /** Reads the streamed answer piece by piece, up to its last event; a body that ends before it throws. */
   async *#read(
     response: HttpStreamResponse,
-    options: GenerateOptions,
+    model: string,
+    tools: OfferedToolSet,
+    formats: Promise<readonly ToolCallFormat[] | undefined>,
   ): AsyncGenerator<StreamChunk> {
-    const reader = this.#dialect.openStream(response.headers, options.model, this.#makeId);
-    const tools = textToolSet(options, this.#textToolCalls);
-    const buffer = new TextToolCallBuffer(tools, options.model, this.#makeId, this.#formats);
+    const reader = this.#dialect.openStream(response.headers, model, this.#makeId);
+    const buffer = new TextToolCallBuffer(tools, model, this.#makeId, await formats);
     for await (const text of response.chunks) {
       yield* buffer.pass(reader.push(text));
       if (reader.done) {
@@ -163,6 +184,53 @@ export class HttpChatEngine implements InferenceEngine {
     const ending = reader.finish();
     if (ending === undefined) throw this.#streamError(response, 'engine_stream_cut');
     yield* buffer.end(ending.chunks, ending.end);
+  }
+
+  /**
+   * The formats to read this call's text tool calls with: the configured one, else what the dialect learns about
+   * the model (only asked when tools are offered), else `undefined` (chosen from the model's name). Never rejects.
+   */
+  async #formatsFor(
+    options: GenerateOptions,
+    tools: OfferedToolSet,
+  ): Promise<readonly ToolCallFormat[] | undefined> {
+    if (tools.names.size === 0) return this.#configured?.formats;
+    let choice = this.#configured;
+    if (choice === undefined && this.#dialect.toolCallFormats !== undefined) {
+      choice = await this.#dialect
+        .toolCallFormats(options.model, this.#dialectRequest, options.signal)
+        .catch(() => undefined);
+    }
+    if (choice !== undefined) this.#report(options.model, choice);
+    return choice?.formats;
+  }
+
+  /** One attempt of a dialect's JSON request on this engine's connections. */
+  readonly #dialectRequest: DialectJsonRequest = async (request) => {
+    const { path, body, model, timeoutMs, signal } = request;
+    const signalField = signal === undefined ? {} : { signal };
+    const response = await this.#http.requestJson({
+      path,
+      body,
+      model,
+      timeoutMs,
+      maxRetries: 0,
+      ...signalField,
+    });
+    return response.body;
+  };
+
+  #report(model: string, choice: ToolCallFormatChoice): void {
+    const log = this.#onToolCallFormat;
+    if (log === undefined) return;
+    const message = describeToolCallFormatChoice(model, choice);
+    if (this.#reported.get(model) === message) return;
+    this.#reported.set(model, message);
+    try {
+      log(message, choice);
+    } catch {
+      // A broken log callback must not fail a model call.
+    }
   }
 
   /** Runs a request; an HTTP error the dialect knows a way out of becomes an error that says it. */
@@ -188,12 +256,12 @@ export class HttpChatEngine implements InferenceEngine {
     return engineErrorFromWire(error, this.engineId, this.#http.address(path), redact);
   }
 
-  #cancelled(response: HttpStreamResponse, reason: unknown): EngineError {
+  #cancelled(response: { readonly attempts: number }, reason: unknown): EngineError {
     return this.#streamError(response, 'engine_cancelled', reason);
   }
 
   #streamError(
-    response: HttpStreamResponse,
+    response: { readonly attempts: number },
     code: 'engine_stream_cut' | 'engine_cancelled',
     cause?: unknown,
   ): EngineError {

@@ -1,10 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { EngineError, GenerateOptions, Message } from '../../core/index.js';
-import type { ChatDialect, ChatRequestContext, StreamReader } from '../http/chat-dialect.js';
+import type { Clock, EngineError, GenerateOptions, Message } from '../../core/index.js';
+import type {
+  ChatDialect,
+  ChatRequestContext,
+  DialectJsonRequest,
+  StreamReader,
+} from '../http/chat-dialect.js';
+import type { ToolCallFormatChoice } from '../wire/formats/template-formats.js';
 import { offeredTools } from '../wire/offered-tools.js';
 import type { ParsedCompletion, ToolCallIdFactory } from '../wire/wire-format.js';
 import { type ContextLimits, checkContextLimits, chooseContextTokens } from './ollama-context.js';
 import { describeOllamaHttpError } from './ollama-errors.js';
+import { OllamaFormatChooser } from './ollama-show.js';
 import { OllamaNdjsonReader } from './ollama-stream.js';
 import {
   buildOllamaChatBody,
@@ -13,14 +20,19 @@ import {
   parseOllamaTags,
 } from './ollama-wire.js';
 
-/** Settings of the Ollama dialect: its context window bounds and `think`. */
+/** Settings of the Ollama dialect: its context window bounds, `think`, and how long to wait for `/api/show`. */
 export interface OllamaDialectOptions extends ContextLimits {
   readonly think?: OllamaThink | undefined;
+  /** Longest wait for `/api/show` before reading a model's tool calls by its name; default 2 s. */
+  readonly showTimeoutMs?: number | undefined;
+  /** Times when a refused `/api/show` is asked again. */
+  readonly clock?: Clock | undefined;
 }
 
 /**
- * Ollama's native wire format: `/api/chat` with NDJSON streams, `/api/tags`, `/api/version`, and a context
- * window (`num_ctx`) sized to each request that never shrinks for a model (Ollama reloads a model when it changes).
+ * Ollama's native wire format: `/api/chat` with NDJSON streams, `/api/tags`, `/api/version`, a context
+ * window (`num_ctx`) sized to each request that never shrinks for a model (Ollama reloads a model when it changes),
+ * and text tool calls read in the format the model's template (`/api/show`, asked once per model) says.
  */
 export class OllamaDialect implements ChatDialect {
   readonly chatPath = '/api/chat';
@@ -31,11 +43,16 @@ export class OllamaDialect implements ChatDialect {
   readonly #options: OllamaDialectOptions;
   /** The largest context window asked for per model. */
   readonly #contextTokens = new Map<string, number>();
+  readonly #formats: OllamaFormatChooser;
 
   /** Throws a `JarvisError` for context bounds it cannot use. */
   constructor(options: OllamaDialectOptions) {
     checkContextLimits(options);
     this.#options = options;
+    this.#formats = new OllamaFormatChooser({
+      timeoutMs: options.showTimeoutMs,
+      clock: options.clock,
+    });
   }
 
   /** The `/api/chat` body, with a context window that fits the request and never shrinks for a model. */
@@ -74,6 +91,15 @@ export class OllamaDialect implements ChatDialect {
     makeId: ToolCallIdFactory,
   ): StreamReader {
     return new OllamaNdjsonReader(requestedModel, makeId);
+  }
+
+  /** The formats of `model`'s text tool calls, from its `/api/show` template, parser or family; never rejects. */
+  toolCallFormats(
+    model: string,
+    request: DialectJsonRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolCallFormatChoice> {
+    return this.#formats.choose(model, request, signal);
   }
 
   /** Ollama's "model not found" and "does not support" chat answers as model errors saying what to do. */

@@ -113,7 +113,8 @@ describe('OllamaEngine requests', () => {
       { role: 'tool', content: 'Sunny', tool_name: 'get_weather' },
       { role: 'tool', content: 'Invalid arguments JSON', tool_name: 'calculator' },
     ]);
-    expect(server.requests[0]?.rawBody).not.toContain('"arguments":"');
+    const chat = server.requests.find((request) => request.path === '/api/chat');
+    expect(chat?.rawBody).not.toContain('"arguments":"');
   });
 
   it('sends options with num_ctx sized to the request, temperature and num_predict only when set', async () => {
