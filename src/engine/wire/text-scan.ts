@@ -120,3 +120,76 @@ export function cutBlocks<Call>(
   pieces.push(reply.slice(copied));
   return { content: joinPieces(pieces), calls };
 }
+
+/** Answers `text.includes(marker)` for the markers of one text; each answer costs a lookup once the text is scanned. */
+export type MarkerTest = (marker: string) => boolean;
+
+const LESS_THAN = 0x3c;
+
+/**
+ * A test of which `markers` a text holds, made once per text: the markers that start with `<` (most call markers)
+ * are all found in one pass over the text's `<`; any other marker is searched from its first character that is not
+ * a letter, digit, space or `_` (`=functions.` in `to=functions.`: rarer in prose than its first letter). The
+ * answers are those of `text.includes(marker)`, for any marker asked (listed or not).
+ */
+export function createMarkerIndex(markers: readonly string[]): (text: string) => MarkerTest {
+  const angled = new Set(markers.filter((m) => m.length >= 2 && m.charCodeAt(0) === LESS_THAN));
+  const bySecond = new Map<number, string[]>();
+  for (const marker of angled) {
+    const list = bySecond.get(marker.charCodeAt(1)) ?? [];
+    list.push(marker);
+    bySecond.set(marker.charCodeAt(1), list);
+  }
+  const anchors = new Map(markers.map((marker) => [marker, anchorOf(marker)]));
+  return (text) => {
+    let found: Set<string> | undefined;
+    let others: Map<string, boolean> | undefined;
+    return (marker) => {
+      if (angled.has(marker)) {
+        found ??= angledMarkers(text, bySecond, angled.size);
+        return found.has(marker);
+      }
+      others ??= new Map();
+      let holds = others.get(marker);
+      if (holds === undefined) {
+        holds = includesByAnchor(text, marker, anchors.get(marker) ?? anchorOf(marker));
+        others.set(marker, holds);
+      }
+      return holds;
+    };
+  };
+}
+
+/** The markers of `bySecond` (keyed by their second character) that `text` holds, from one pass over its `<`. */
+function angledMarkers(
+  text: string,
+  bySecond: ReadonlyMap<number, readonly string[]>,
+  count: number,
+): Set<string> {
+  const found = new Set<string>();
+  for (
+    let at = text.indexOf('<');
+    at !== -1 && found.size < count;
+    at = text.indexOf('<', at + 1)
+  ) {
+    const candidates = bySecond.get(text.charCodeAt(at + 1));
+    if (candidates === undefined) continue;
+    for (const marker of candidates) if (text.startsWith(marker, at)) found.add(marker);
+  }
+  return found;
+}
+
+/** Where in a marker its first character that is not a letter, digit, space or `_` stands (0 when none). */
+function anchorOf(marker: string): number {
+  return Math.max(0, marker.search(/[^A-Za-z0-9 _]/));
+}
+
+/** `text.includes(marker)`, searching for the marker from `offset` (its anchor) and checking back from there. */
+function includesByAnchor(text: string, marker: string, offset: number): boolean {
+  if (offset === 0) return text.includes(marker);
+  const anchor = marker.slice(offset);
+  for (let at = text.indexOf(anchor, offset); at !== -1; at = text.indexOf(anchor, at + 1)) {
+    if (text.startsWith(marker, at - offset)) return true;
+  }
+  return false;
+}

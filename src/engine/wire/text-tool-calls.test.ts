@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPlainObject, type ToolCall } from '../../core/index.js';
+import { createMarkerIndex } from './text-scan.js';
 import { extractTextToolCalls, type TextToolCalls } from './text-tool-calls.js';
 
 const OFFERED = ['calculator', 'get_weather', 'brave_search', 'think'] as const;
@@ -587,5 +588,36 @@ describe('extractTextToolCalls: never throws, linear time', () => {
       // About 20 ms on a quiet machine; ×10 for a loaded one.
       expect(performance.now() - started, pattern).toBeLessThan(2000);
     }
+  });
+});
+
+describe('createMarkerIndex (which markers a reply holds, found once)', () => {
+  const MARKED = [
+    '<tool_call>',
+    '<tool_calls>',
+    '<|tool_call|>',
+    '<a',
+    'to=functions.',
+    '[TOOL_CALLS]',
+  ];
+  const index = createMarkerIndex(MARKED);
+
+  it('answers as includes does, for listed markers and others', () => {
+    const parts = [...MARKED, '<', '<tool', 'to=', 'functions.', 'x', ' ', '<|', 'to=functions'];
+    const texts = fc.array(fc.constantFrom(...parts), { maxLength: 12 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(texts, fc.constantFrom(...MARKED, 'functools', '<b', 'x'), (text, marker) => {
+        expect(index(text)(marker)).toBe(text.includes(marker));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('finds markers that overlap or share a start', () => {
+    const holds = index('<tool_calls>to=to=functions.');
+    expect(holds('<tool_calls>')).toBe(true);
+    expect(holds('<tool_call>')).toBe(false);
+    expect(holds('to=functions.')).toBe(true);
+    expect(index('<<a')('<a')).toBe(true);
   });
 });

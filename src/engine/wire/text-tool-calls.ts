@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { isPlainObject, type ToolCall } from '../../core/index.js';
+import {
+  closingQuote,
+  fail,
+  matchSticky,
+  noteReach,
+  type Read,
+  reach,
+  readValue,
+  resetReach,
+  skipSpace,
+} from './lenient-json.js';
 import { createFinder, isSpace, joinPieces } from './text-scan.js';
 
 /** Options of `extractTextToolCalls`. */
@@ -35,9 +46,25 @@ export function extractTextToolCalls(
   options: TextToolCallOptions = {},
 ): TextToolCalls | undefined {
   if (offeredToolNames.length === 0) return undefined;
+  return extractTextToolCallsIn(content, new Set(offeredToolNames), options);
+}
+
+/** Options of `extractTextToolCallsIn`. */
+export interface TextToolCallInOptions extends TextToolCallOptions {
+  /** Whether the text holds a marker (as `content.includes(marker)`), when the caller already knows. */
+  readonly hasMarker?: ((marker: string) => boolean) | undefined;
+}
+
+/** `extractTextToolCalls` with the offered names as a set (none: no call), for callers that keep one. */
+export function extractTextToolCallsIn(
+  content: string,
+  offered: ReadonlySet<string>,
+  options: TextToolCallInOptions = {},
+): TextToolCalls | undefined {
+  if (offered.size === 0) return undefined;
   let found: Found | undefined;
   try {
-    found = findCalls(content, new Set(offeredToolNames), options.only);
+    found = findCalls(content, offered, options);
   } catch {
     // Only a bug could land here (every reader is bounded and checked); a reply is never worth a crash.
     found = undefined;
@@ -58,21 +85,16 @@ interface Found {
   readonly calls: readonly Candidate[];
 }
 
-/** Something read from `text`, and the index just after it. */
-interface Read<Value> {
-  readonly value: Value;
-  readonly end: number;
-}
-
 type Offered = ReadonlySet<string>;
 
 function findCalls(
   text: string,
   offered: Offered,
-  only: 'marked' | 'unmarked' | undefined,
+  options: TextToolCallInOptions,
 ): Found | undefined {
+  const only = options.only;
   if (only !== 'unmarked') {
-    const marked = findMarkedCalls(text, offered);
+    const marked = findMarkedCalls(text, offered, options.hasMarker);
     if (marked !== undefined || only === 'marked') return marked;
   }
   const whole = readWholeReply(text, offered);
@@ -80,11 +102,20 @@ function findCalls(
   return readProseCalls(text, offered);
 }
 
-function findMarkedCalls(text: string, offered: Offered): Found | undefined {
+function findMarkedCalls(
+  text: string,
+  offered: Offered,
+  hasMarker: ((marker: string) => boolean) | undefined,
+): Found | undefined {
   let content = text;
   const calls: Candidate[] = [];
   for (const format of MARKED_FORMATS) {
-    if (!content.includes(format.marker)) continue;
+    // Once a block is cut out, the joined text is asked afresh (a join could bring a marker together).
+    const holds =
+      hasMarker !== undefined && calls.length === 0
+        ? hasMarker(format.marker)
+        : content.includes(format.marker);
+    if (!holds) continue;
     const found = extractMarked(content, format, offered);
     if (found === undefined) continue;
     content = found.content;
@@ -248,16 +279,29 @@ function readWholeReply(text: string, offered: Offered): Candidate[] | undefined
   const inner = unwrapReply(text);
   const first = inner.charAt(0);
   if (first !== '{' && first !== '[' && !/[A-Za-z_]/.test(first)) return undefined;
-  let parsed: unknown;
+  const parsed = parseWholeJson(inner);
+  if (parsed !== undefined) return callsFromValue(parsed.value, offered, 'whole');
+  const sequence = readCallSequence(inner, 0, inner.length, offered, 'whole');
+  if (sequence === undefined) return undefined;
+  const rest = skipSeparators(inner, sequence.end, inner.length);
+  return rest === inner.length ? [...sequence.value] : undefined;
+}
+
+/**
+ * `JSON.parse` of a trimmed reply, skipped where it would surely throw (a throw costs far more than a parse):
+ * a reply that starts with a letter is JSON only as `true`/`false`/`null` (no call either way), and an object
+ * or list must end with its closer.
+ */
+function parseWholeJson(inner: string): { readonly value: unknown } | undefined {
+  const first = inner.charAt(0);
+  const last = inner.charAt(inner.length - 1);
+  if (first !== '{' && first !== '[') return undefined;
+  if (last !== (first === '{' ? '}' : ']')) return undefined;
   try {
-    parsed = JSON.parse(inner);
+    return { value: JSON.parse(inner) };
   } catch {
-    const sequence = readCallSequence(inner, 0, inner.length, offered, 'whole');
-    if (sequence === undefined) return undefined;
-    const rest = skipSeparators(inner, sequence.end, inner.length);
-    return rest === inner.length ? [...sequence.value] : undefined;
+    return undefined;
   }
-  return callsFromValue(parsed, offered, 'whole');
 }
 
 /** Trims the reply, drops end-of-turn tokens after it, and takes it out of a ``` fence. */
@@ -347,13 +391,13 @@ function readProseCandidate(
   if (scan.inFence(at) || text.charAt(at - 1) === '`') {
     return { calls: undefined, next: at + 1, failed: false };
   }
-  readReach = at;
+  resetReach(at);
   const json = text.charAt(at) === '{' || text.charAt(skipSpace(text, at + 1, text.length)) === '{';
   const read = json ? readProseJson(text, at, offered) : readProsePython(text, at, offered);
   // A read that fails resumes the search where it stopped looking: linear, and a valid call after an
   // invalid object (`{"name": "f", "parameters": {{"name": "f", …}}`) is still found.
   if (read === undefined)
-    return { calls: undefined, next: Math.max(at + 1, readReach), failed: true };
+    return { calls: undefined, next: Math.max(at + 1, reach()), failed: true };
   const placed = json ? scan.betweenSentences(from, read.end) : scan.standsAlone(from, read.end);
   const calls = placed && text.charAt(read.end) !== '`' ? read.value : undefined;
   return { calls, next: read.end, failed: false };
@@ -602,10 +646,14 @@ function normaliseArguments(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined;
   const text = raw.trim();
   if (text === '') return '{}';
-  try {
-    if (isPlainObject(JSON.parse(text))) return raw;
-  } catch {
-    // Not strict JSON: read it leniently below.
+  // Only text that starts with `{` can hold an object (and JSON.parse would throw on the rest: slow).
+  if (text.charAt(0) !== '{') return undefined;
+  if (text.charAt(text.length - 1) === '}') {
+    try {
+      if (isPlainObject(JSON.parse(text))) return raw;
+    } catch {
+      // Not strict JSON: read it leniently below.
+    }
   }
   const loose = readValue(text, 0, text.length, 0);
   if (loose === undefined || !isPlainObject(loose.value)) return undefined;
@@ -750,11 +798,9 @@ const CLOSERS = new Map([
 
 /** The index after the quoted string at `index`, or `limit` when it does not end. */
 function skipQuoted(text: string, index: number, limit: number): number {
-  const quote = text.charAt(index);
-  let at = index + 1;
-  while (at < limit && text.charAt(at) !== quote) at += text.charAt(at) === '\\' ? 2 : 1;
-  noteReach(Math.min(at, limit));
-  return at < limit ? at + 1 : limit;
+  const close = closingQuote(text, index + 1, text.charAt(index), limit);
+  noteReach(close === -1 ? limit : close);
+  return close === -1 ? limit : close + 1;
 }
 
 /** `name(key=value, …)`; Llama 3.1's built-in form `name.call(…)` names `name`. Positional arguments fail. */
@@ -789,241 +835,7 @@ function readPythonCall(
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Lenient JSON: JSON plus single quotes, trailing commas, bare keys and Python's True/False/None
-
-/** Deeper values are refused rather than risking the stack. */
-const MAX_DEPTH = 64;
-const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
-const WORD = /[A-Za-z_$][\w$]*/y;
-const WORDS = new Map<string, unknown>([
-  ['true', true],
-  ['false', false],
-  ['null', null],
-  ['True', true],
-  ['False', false],
-  ['None', null],
-]);
-const ESCAPES = new Map([
-  ['n', '\n'],
-  ['t', '\t'],
-  ['r', '\r'],
-  ['b', '\b'],
-  ['f', '\f'],
-  ['/', '/'],
-  ['\\', '\\'],
-  ['"', '"'],
-  ["'", "'"],
-]);
-
-/** Reads one value starting at `index` (after whitespace), never past `limit`. */
-function readValue(
-  text: string,
-  index: number,
-  limit: number,
-  depth: number,
-): Read<unknown> | undefined {
-  const start = skipSpace(text, index, limit);
-  if (start >= limit || depth > MAX_DEPTH) return undefined;
-  const char = text.charAt(start);
-  if (char === '{' || char === '[') {
-    const strict = depth === 0 ? readStrictJson(text, start, limit) : undefined;
-    if (strict !== undefined) return strict;
-    return char === '{'
-      ? readObject(text, start + 1, limit, depth + 1)
-      : readArray(text, start + 1, limit, depth + 1);
-  }
-  if (char === '"' || char === "'") return readString(text, start, limit);
-  const number = matchSticky(NUMBER, text, start, limit);
-  if (number !== undefined) return { value: Number(number.value[0]), end: number.end };
-  const word = matchSticky(WORD, text, start, limit);
-  if (word === undefined || !WORDS.has(word.value[0])) return undefined;
-  return { value: WORDS.get(word.value[0]), end: word.end };
-}
-
-/**
- * The fast path for what models mostly write, strict JSON: find the end of the object or list at `start` with one
- * allocation-free scan (brackets and double-quoted strings), then let the native `JSON.parse` read it. Undefined
- * when it is not strict JSON (the lenient reader takes over) or nests deeper than the lenient reader allows.
- */
-function readStrictJson(text: string, start: number, limit: number): Read<unknown> | undefined {
-  const open = unclosed;
-  if (open !== undefined && open.text === text && open.limit === limit && start > open.start)
-    return undefined; // a scan from further back ran off the end: leave this one to the lenient reader
-  let depth = 0;
-  let index = start;
-  while (index < limit) {
-    const code = text.charCodeAt(index);
-    if (code === QUOTE) {
-      index = skipJsonString(text, index + 1, limit);
-      if (index === -1) break;
-      continue;
-    }
-    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth += 1;
-      if (depth > MAX_DEPTH) return undefined;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      depth -= 1;
-      if (depth === 0) return parseStrict(text, start, index + 1);
-    }
-    index += 1;
-  }
-  unclosed = { text, start, limit };
-  return undefined;
-}
-
-/**
- * The last strict scan that reached its limit without closing. Readers try many starts in one text; once a scan
- * ran off the end, later starts skip the fast path, so the scans stay linear in the text's length.
- */
-let unclosed: { readonly text: string; readonly start: number; readonly limit: number } | undefined;
-
-function parseStrict(text: string, start: number, end: number): Read<unknown> | undefined {
-  try {
-    return { value: JSON.parse(text.slice(start, end)), end };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The index after the closing quote of a JSON string whose body starts at `index`, or -1. */
-function skipJsonString(text: string, index: number, limit: number): number {
-  let at = index;
-  while (at < limit) {
-    const code = text.charCodeAt(at);
-    if (code === BACKSLASH) at += 2;
-    else if (code === QUOTE) return at + 1;
-    else at += 1;
-  }
-  return -1;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-function readObject(
-  text: string,
-  index: number,
-  limit: number,
-  depth: number,
-): Read<unknown> | undefined {
-  // A null prototype keeps a `__proto__` key an ordinary key.
-  const object: Record<string, unknown> = Object.create(null);
-  let at = skipSpace(text, index, limit);
-  while (at < limit && text.charAt(at) !== '}') {
-    const key = readKey(text, at, limit);
-    const colon = key === undefined ? limit : skipSpace(text, key.end, limit);
-    if (key === undefined || colon >= limit || text.charAt(colon) !== ':') return undefined;
-    const value = readValue(text, colon + 1, limit, depth);
-    if (value === undefined) return undefined;
-    object[key.value] = value.value;
-    at = skipSpace(text, value.end, limit);
-    if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
-    else if (at >= limit || text.charAt(at) !== '}') return undefined;
-  }
-  return at < limit ? { value: object, end: at + 1 } : undefined;
-}
-
-function readArray(
-  text: string,
-  index: number,
-  limit: number,
-  depth: number,
-): Read<unknown> | undefined {
-  const array: unknown[] = [];
-  let at = skipSpace(text, index, limit);
-  while (at < limit && text.charAt(at) !== ']') {
-    const value = readValue(text, at, limit, depth);
-    if (value === undefined) return undefined;
-    array.push(value.value);
-    at = skipSpace(text, value.end, limit);
-    if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
-    else if (at >= limit || text.charAt(at) !== ']') return undefined;
-  }
-  return at < limit ? { value: array, end: at + 1 } : undefined;
-}
-
-function readKey(text: string, index: number, limit: number): Read<string> | undefined {
-  const char = text.charAt(index);
-  if (char === '"' || char === "'") return readString(text, index, limit);
-  const word = matchSticky(WORD, text, index, limit);
-  return word === undefined ? undefined : { value: word.value[0], end: word.end };
-}
-
-/** A `"…"` or `'…'` string with JSON escapes; raw line breaks are allowed, unknown escapes kept as written. */
-function readString(text: string, index: number, limit: number): Read<string> | undefined {
-  const quote = text.charAt(index);
-  let value = '';
-  let run = index + 1;
-  let at = run;
-  while (at < limit) {
-    const char = text.charAt(at);
-    if (char === quote) return { value: value + text.slice(run, at), end: at + 1 };
-    if (char !== '\\') {
-      at += 1;
-      continue;
-    }
-    value += text.slice(run, at);
-    const escaped = readEscape(text, at + 1, limit);
-    if (escaped === undefined) return fail(at + 1);
-    value += escaped.value;
-    at = escaped.end;
-    run = at;
-  }
-  return fail(limit);
-}
-
-function readEscape(text: string, index: number, limit: number): Read<string> | undefined {
-  if (index >= limit) return undefined;
-  const char = text.charAt(index);
-  if (char !== 'u') return { value: ESCAPES.get(char) ?? `\\${char}`, end: index + 1 };
-  const hex = text.slice(index + 1, index + 5);
-  if (index + 5 > limit || !/^[0-9a-fA-F]{4}$/.test(hex)) return undefined;
-  return { value: String.fromCharCode(Number.parseInt(hex, 16)), end: index + 5 };
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Text helpers
-
-/** Runs a sticky regex at `index`; the match must end by `limit`. */
-function matchSticky(
-  pattern: RegExp,
-  text: string,
-  index: number,
-  limit: number,
-): Read<RegExpExecArray> | undefined {
-  pattern.lastIndex = index;
-  const match = pattern.exec(text);
-  const end = index + (match?.[0].length ?? 0);
-  return match === null || end > limit ? undefined : { value: match, end };
-}
-
-function skipSpace(text: string, index: number, limit: number): number {
-  let at = index;
-  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
-  noteReach(at);
-  return at;
-}
-
-/**
- * How far the readers have looked since the prose scan last reset it. A read that fails has stopped at or
- * before this point, so the scan resumes its search for calls there instead of just after the failed
- * start, which keeps it linear however many `{` a reply holds.
- */
-let readReach = 0;
-
-function noteReach(at: number): void {
-  if (at > readReach) readReach = at;
-}
-
-/** Notes how far a failed read looked and fails. */
-function fail(at: number): undefined {
-  noteReach(at);
-  return undefined;
-}
 
 /** Skips whitespace, `,`, `;` and code fences (```` ```json ````) between calls. */
 function skipSeparators(text: string, index: number, limit: number): number {
@@ -1045,22 +857,6 @@ function skipFenceLanguage(text: string, index: number, limit: number): number {
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared with the per-family readers of ./formats/
-
-/**
- * Reads one JSON value leniently (single quotes, trailing commas, Python `True`/`None`) starting at `start`
- * (leading space skipped), not past `limit`; `undefined` when no value starts there. Linear time, never throws.
- */
-export function readLenientJson(
-  text: string,
-  start = 0,
-  limit: number = text.length,
-): { readonly value: unknown; readonly end: number } | undefined {
-  try {
-    return readValue(text, start, Math.min(limit, text.length), 0);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Arguments as a JSON object text: an object as is, a string holding a (lenient) JSON object re-serialised,

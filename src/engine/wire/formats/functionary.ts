@@ -1,3 +1,4 @@
+import { readLenientJson } from '../lenient-json.js';
 import {
   createFenceTracker,
   createFinder,
@@ -5,7 +6,7 @@ import {
   joinPieces,
   skipSpace,
 } from '../text-scan.js';
-import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import { argumentsText } from '../text-tool-calls.js';
 import { FUNCTION_TAG_BLOCKS } from './hermes-variants.js';
 import {
   END_TOKENS,

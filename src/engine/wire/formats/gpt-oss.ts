@@ -1,4 +1,5 @@
 import { isPlainObject } from '../../../core/index.js';
+import { readLenientJson } from '../lenient-json.js';
 import {
   createAnyFinder,
   createFenceTracker,
@@ -7,7 +8,7 @@ import {
   isSpace,
   skipSpace,
 } from '../text-scan.js';
-import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
   ReadToolCalls,

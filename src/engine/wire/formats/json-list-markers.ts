@@ -1,6 +1,7 @@
 import { isPlainObject } from '../../../core/index.js';
+import { readLenientJson } from '../lenient-json.js';
 import { createFenceTracker, createFinder, joinPieces, skipSpace } from '../text-scan.js';
-import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
   ReadToolCalls,

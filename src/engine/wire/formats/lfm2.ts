@@ -1,4 +1,5 @@
 import { isPlainObject } from '../../../core/index.js';
+import { closingQuote, readLenientJson } from '../lenient-json.js';
 import {
   createFenceTracker,
   createFinder,
@@ -7,7 +8,7 @@ import {
   indexOrLimit,
   skipSpace,
 } from '../text-scan.js';
-import { argumentsText, readLenientJson, readPythonStyleCalls } from '../text-tool-calls.js';
+import { argumentsText, readPythonStyleCalls } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
   ReadToolCalls,
@@ -174,14 +175,13 @@ function readEntry(
  */
 function entryExtent(text: string, start: number, limit: number): number {
   let depth = 0;
-  let quote = '';
   for (let at = start; at < limit; at += 1) {
     const char = text.charAt(at);
-    if (quote !== '') {
-      if (char === '\\') at += 1;
-      else if (char === quote) quote = '';
-    } else if (char === '"' || char === "'") quote = char;
-    else if (char === '(' || char === '[' || char === '{') depth += 1;
+    if (char === '"' || char === "'") {
+      const close = closingQuote(text, at + 1, char, limit);
+      if (close === -1) return -1;
+      at = close;
+    } else if (char === '(' || char === '[' || char === '{') depth += 1;
     else if (char === ')' || char === ']' || char === '}') {
       if (depth > 0) depth -= 1;
       else return char === ']' ? at : -1;

@@ -1,5 +1,6 @@
+import { readLenientJson } from '../lenient-json.js';
 import { skipSpace } from '../text-scan.js';
-import { argumentsText, readLenientJson } from '../text-tool-calls.js';
+import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
   ReadToolCalls,

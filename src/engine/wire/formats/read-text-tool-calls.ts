@@ -1,6 +1,7 @@
 import type { ToolCall } from '../../../core/index.js';
-import { extractTextToolCalls } from '../text-tool-calls.js';
-import { toolCallFormatsFor } from './family-formats.js';
+import { createMarkerIndex, type MarkerTest } from '../text-scan.js';
+import { extractTextToolCallsIn, MARKED_CALL_STARTS } from '../text-tool-calls.js';
+import { TOOL_CALL_FORMATS, toolCallFormatsFor } from './family-formats.js';
 import type { OfferedToolSet, TextCall, ToolCallFormat } from './tool-call-format.js';
 
 /** The answer text with the calls cut out, and the calls with their ids. */
@@ -31,13 +32,18 @@ export function readTextToolCalls(
   options: ReadTextToolCallsOptions,
 ): FoundTextToolCalls | undefined {
   if (tools.names.size === 0) return undefined;
-  const names = [...tools.names];
   const { generateId } = options;
-  const marked = extractTextToolCalls(content, names, { generateId, only: 'marked' });
+  // Which markers the reply holds is found once here, not once per format and marker.
+  const hasMarker = MARKERS_IN(content);
+  const marked = extractTextToolCallsIn(content, tools.names, {
+    generateId,
+    only: 'marked',
+    hasMarker,
+  });
   if (marked !== undefined && marked.toolCalls.length > 0) return marked;
-  const family = readFamilyFormats(content, tools, options);
+  const family = readFamilyFormats(content, tools, options, hasMarker);
   if (family !== undefined) return family;
-  const unmarked = extractTextToolCalls(content, names, { generateId, only: 'unmarked' });
+  const unmarked = extractTextToolCallsIn(content, tools.names, { generateId, only: 'unmarked' });
   return unmarked !== undefined && unmarked.toolCalls.length > 0 ? unmarked : undefined;
 }
 
@@ -49,11 +55,12 @@ function readFamilyFormats(
   content: string,
   tools: OfferedToolSet,
   options: ReadTextToolCallsOptions,
+  hasMarker: MarkerTest,
 ): FoundTextToolCalls | undefined {
   const formats = options.formats ?? toolCallFormatsFor(options.model);
-  const byMain = formats.filter((format) => content.includes(format.markers[0] ?? '\u0000'));
+  const byMain = formats.filter((format) => hasMarker(format.markers[0] ?? '\u0000'));
   const byOther = formats.filter(
-    (format) => !byMain.includes(format) && format.markers.some((m) => content.includes(m)),
+    (format) => !byMain.includes(format) && format.markers.some(hasMarker),
   );
   for (const format of [...byMain, ...byOther]) {
     const found = readSafely(format, content, tools);
@@ -62,6 +69,12 @@ function readFamilyFormats(
   }
   return undefined;
 }
+
+/** The markers of every format (and of the common marked formats), indexed for one pass over a reply. */
+const MARKERS_IN = createMarkerIndex([
+  ...MARKED_CALL_STARTS,
+  ...TOOL_CALL_FORMATS.flatMap((format) => format.markers),
+]);
 
 function readSafely(format: ToolCallFormat, content: string, tools: OfferedToolSet) {
   try {

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../../core/index.js';
+import { readLenientJson } from '../lenient-json.js';
 import { createFinder, joinPieces, skipSpace } from '../text-scan.js';
-import { readLenientJson } from '../text-tool-calls.js';
 import type { ReadToolCalls, TextCall } from './tool-call-format.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -17,8 +17,7 @@ import type { ReadToolCalls, TextCall } from './tool-call-format.js';
 export function typedParameter(raw: string, schema: JsonSchema | undefined): unknown {
   const text = trimOneLineBreak(raw);
   const types = schema === undefined ? new Set<string>() : schemaTypes(schema, 0);
-  const word = text.trim().toLowerCase();
-  const isNullWord = word === 'null' || word === 'none';
+  const isNullWord = isNullOrNone(text);
   if (types.size === 0) return jsonOrText(text);
   if (isNullWord && (types.has('null') || !types.has('string'))) return null;
   for (const type of CONVERSION_ORDER) {
@@ -52,6 +51,14 @@ export function argumentsJson(
   } catch {
     return undefined;
   }
+}
+
+/** `null` or `none` in any case, with space around (only a four-letter value is lower-cased, not a long one). */
+function isNullOrNone(text: string): boolean {
+  const word = text.trim();
+  if (word.length !== 4) return false;
+  const lower = word.toLowerCase();
+  return lower === 'null' || lower === 'none';
 }
 
 const CONVERSION_ORDER = ['integer', 'number', 'boolean', 'object', 'array'] as const;

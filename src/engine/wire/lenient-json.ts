@@ -1,0 +1,328 @@
+import { isSpace } from './text-scan.js';
+
+/**
+ * Lenient JSON for the tool-call readers: JSON plus single quotes, trailing commas, bare keys and Python's
+ * True/False/None, read in linear time with a strict fast path (the native `JSON.parse` once the value's end is
+ * found). Also the "reach" the readers share: how far a failed read looked, so a scan resumes there.
+ */
+
+/** Something read from a text, and the index just after it. */
+export interface Read<Value> {
+  readonly value: Value;
+  readonly end: number;
+}
+
+/** Deeper values are refused rather than risking the stack. */
+const MAX_DEPTH = 64;
+const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
+const WORD = /[A-Za-z_$][\w$]*/y;
+const WORDS = new Map<string, unknown>([
+  ['true', true],
+  ['false', false],
+  ['null', null],
+  ['True', true],
+  ['False', false],
+  ['None', null],
+]);
+const ESCAPES = new Map([
+  ['n', '\n'],
+  ['t', '\t'],
+  ['r', '\r'],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['/', '/'],
+  ['\\', '\\'],
+  ['"', '"'],
+  ["'", "'"],
+]);
+
+/**
+ * Reads one JSON value leniently (single quotes, trailing commas, Python `True`/`None`) starting at `start`
+ * (leading space skipped), not past `limit`; `undefined` when no value starts there. Linear time, never throws.
+ */
+export function readLenientJson(
+  text: string,
+  start = 0,
+  limit: number = text.length,
+): { readonly value: unknown; readonly end: number } | undefined {
+  try {
+    return readValue(text, start, Math.min(limit, text.length), 0);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads one value starting at `index` (after whitespace), never past `limit`; may throw on a bug only. */
+export function readValue(
+  text: string,
+  index: number,
+  limit: number,
+  depth: number,
+): Read<unknown> | undefined {
+  const start = skipSpace(text, index, limit);
+  if (start >= limit || depth > MAX_DEPTH) return undefined;
+  const char = text.charAt(start);
+  if (char === '{' || char === '[') {
+    const strict = depth === 0 ? readStrictJson(text, start, limit) : undefined;
+    if (strict !== undefined) return strict;
+    return char === '{'
+      ? readObject(text, start + 1, limit, depth + 1)
+      : readArray(text, start + 1, limit, depth + 1);
+  }
+  if (char === '"' || char === "'") return readString(text, start, limit);
+  const number = matchSticky(NUMBER, text, start, limit);
+  if (number !== undefined) return { value: Number(number.value[0]), end: number.end };
+  const word = matchSticky(WORD, text, start, limit);
+  if (word === undefined || !WORDS.has(word.value[0])) return undefined;
+  return { value: WORDS.get(word.value[0]), end: word.end };
+}
+
+/**
+ * The fast path for what models mostly write, strict JSON: find the end of the object or list at `start` (brackets
+ * counted, double-quoted strings skipped with `indexOf`), then let the native `JSON.parse` read it. Undefined when
+ * it is not strict JSON (the lenient reader takes over) or nests deeper than the lenient reader allows.
+ */
+export function readStrictJson(
+  text: string,
+  start: number,
+  limit: number,
+): Read<unknown> | undefined {
+  const open = unclosed;
+  if (open !== undefined && open.text === text && open.limit === limit && start > open.start)
+    return undefined; // a scan from further back ran off the end: leave this one to the lenient reader
+  let depth = 0;
+  let index = start;
+  while (index < limit) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      const close = closingQuote(text, index + 1, '"', limit);
+      if (close === -1) break;
+      index = close + 1;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > MAX_DEPTH) return undefined;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth -= 1;
+      if (depth === 0) return parseStrict(text, start, index + 1);
+    }
+    index += 1;
+  }
+  unclosed = { text, start, limit };
+  return undefined;
+}
+
+/**
+ * The last strict scan that reached its limit without closing. Readers try many starts in one text; once a scan
+ * ran off the end, later starts skip the fast path, so the scans stay linear in the text's length.
+ */
+let unclosed: { readonly text: string; readonly start: number; readonly limit: number } | undefined;
+
+function parseStrict(text: string, start: number, end: number): Read<unknown> | undefined {
+  // JSON.parse throws on what is not JSON, and a throw costs far more than the parse: the cheap checks first.
+  if (!mayBeStrictJson(text, start, end)) return undefined;
+  try {
+    return { value: JSON.parse(text.slice(start, end)), end };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * False when `[start, end)` (a balanced span that opens with `{` or `[`) surely is not strict JSON: an object
+ * whose first key is not double-quoted, or a list or value position holding a bare word or a single quote. A
+ * cheap look at the first member only; `JSON.parse` decides the rest.
+ */
+function mayBeStrictJson(text: string, start: number, end: number): boolean {
+  const at = skipSpaceQuietly(text, start + 1, end);
+  const char = text.charCodeAt(at);
+  if (text.charCodeAt(start) === OPEN_BRACE) return char === QUOTE || char === CLOSE_BRACE;
+  return char !== SINGLE_QUOTE && !isWordStart(char);
+}
+
+/** `A-Z a-z _`: a bare word (Python's names, `True`) is never strict JSON; `true`/`false`/`null` are. */
+function isWordStart(code: number): boolean {
+  const letter = (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
+  if (!letter) return false;
+  return code !== 0x74 && code !== 0x66 && code !== 0x6e; // t(rue) f(alse) n(ull)
+}
+
+/**
+ * The index of the first `quote` at or after `index` and before `limit` that no backslash escapes (an odd run of
+ * backslashes right before it), or -1. Jumps from quote to quote with `indexOf`.
+ */
+export function closingQuote(text: string, index: number, quote: string, limit: number): number {
+  let from = index;
+  for (;;) {
+    const at = indexBefore(text, quote, from, limit);
+    if (at === -1) return -1;
+    let backslash = at - 1;
+    while (backslash >= index && text.charCodeAt(backslash) === BACKSLASH) backslash -= 1;
+    if ((at - 1 - backslash) % 2 === 0) return at;
+    from = at + 1;
+  }
+}
+
+const QUOTE = 0x22;
+const SINGLE_QUOTE = 0x27;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+function readObject(
+  text: string,
+  index: number,
+  limit: number,
+  depth: number,
+): Read<unknown> | undefined {
+  // A null prototype keeps a `__proto__` key an ordinary key.
+  const object: Record<string, unknown> = Object.create(null);
+  let at = skipSpace(text, index, limit);
+  while (at < limit && text.charAt(at) !== '}') {
+    const key = readKey(text, at, limit);
+    const colon = key === undefined ? limit : skipSpace(text, key.end, limit);
+    if (key === undefined || colon >= limit || text.charAt(colon) !== ':') return undefined;
+    const value = readValue(text, colon + 1, limit, depth);
+    if (value === undefined) return undefined;
+    object[key.value] = value.value;
+    at = skipSpace(text, value.end, limit);
+    if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
+    else if (at >= limit || text.charAt(at) !== '}') return undefined;
+  }
+  return at < limit ? { value: object, end: at + 1 } : undefined;
+}
+
+function readArray(
+  text: string,
+  index: number,
+  limit: number,
+  depth: number,
+): Read<unknown> | undefined {
+  const array: unknown[] = [];
+  let at = skipSpace(text, index, limit);
+  while (at < limit && text.charAt(at) !== ']') {
+    const value = readValue(text, at, limit, depth);
+    if (value === undefined) return undefined;
+    array.push(value.value);
+    at = skipSpace(text, value.end, limit);
+    if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
+    else if (at >= limit || text.charAt(at) !== ']') return undefined;
+  }
+  return at < limit ? { value: array, end: at + 1 } : undefined;
+}
+
+function readKey(text: string, index: number, limit: number): Read<string> | undefined {
+  const char = text.charAt(index);
+  if (char === '"' || char === "'") return readString(text, index, limit);
+  const word = matchSticky(WORD, text, index, limit);
+  return word === undefined ? undefined : { value: word.value[0], end: word.end };
+}
+
+/**
+ * A `"…"` or `'…'` string with JSON escapes; raw line breaks are allowed, unknown escapes kept as written. The
+ * runs between escapes are found with bounded `indexOf` searches (each stretch of the string searched once).
+ */
+export function readString(text: string, index: number, limit: number): Read<string> | undefined {
+  const quote = text.charAt(index);
+  let value = '';
+  let run = index + 1;
+  let close = -2;
+  while (run < limit) {
+    if (close !== -1 && close < run) close = indexBefore(text, quote, run, limit);
+    const end = close === -1 ? limit : close;
+    const backslash = indexBefore(text, '\\', run, end);
+    if (backslash === -1) {
+      if (close === -1) break;
+      return { value: value + text.slice(run, close), end: close + 1 };
+    }
+    value += text.slice(run, backslash);
+    const escaped = readEscape(text, backslash + 1, limit);
+    if (escaped === undefined) return fail(backslash + 1);
+    value += escaped.value;
+    run = escaped.end;
+  }
+  return fail(limit);
+}
+
+/** The index of `char` in `[from, limit)`, or -1; never searches past `limit` (a short look first, no copy). */
+export function indexBefore(text: string, char: string, from: number, limit: number): number {
+  const code = char.charCodeAt(0);
+  const near = Math.min(limit, from + NEAR);
+  for (let at = from; at < near; at += 1) if (text.charCodeAt(at) === code) return at;
+  if (near >= limit) return -1;
+  if (limit >= text.length) return text.indexOf(char, near);
+  const at = text.slice(near, limit).indexOf(char);
+  return at === -1 ? -1 : near + at;
+}
+
+/** How far `indexBefore` looks character by character before it searches a slice. */
+const NEAR = 24;
+
+function readEscape(text: string, index: number, limit: number): Read<string> | undefined {
+  if (index >= limit) return undefined;
+  const char = text.charAt(index);
+  if (char !== 'u') return { value: ESCAPES.get(char) ?? `\\${char}`, end: index + 1 };
+  const hex = text.slice(index + 1, index + 5);
+  if (index + 5 > limit || !/^[0-9a-fA-F]{4}$/.test(hex)) return undefined;
+  return { value: String.fromCharCode(Number.parseInt(hex, 16)), end: index + 5 };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Text helpers that note how far a read looked
+
+/** Runs a sticky regex at `index`; the match must end by `limit`. */
+export function matchSticky(
+  pattern: RegExp,
+  text: string,
+  index: number,
+  limit: number,
+): Read<RegExpExecArray> | undefined {
+  pattern.lastIndex = index;
+  const match = pattern.exec(text);
+  const end = index + (match?.[0].length ?? 0);
+  return match === null || end > limit ? undefined : { value: match, end };
+}
+
+/** Index of the first non-space character at or after `index` (or `limit`); notes the reach. */
+export function skipSpace(text: string, index: number, limit: number): number {
+  const at = skipSpaceQuietly(text, index, limit);
+  noteReach(at);
+  return at;
+}
+
+function skipSpaceQuietly(text: string, index: number, limit: number): number {
+  let at = index;
+  while (at < limit && isSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+/**
+ * How far the readers have looked since the prose scan last reset it. A read that fails has stopped at or
+ * before this point, so the scan resumes its search for calls there instead of just after the failed
+ * start, which keeps it linear however many `{` a reply holds.
+ */
+let readReach = 0;
+
+/** Starts a new count of how far the readers look (from `at`). */
+export function resetReach(at: number): void {
+  readReach = at;
+}
+
+/** How far the readers have looked since `resetReach`. */
+export function reach(): number {
+  return readReach;
+}
+
+/** Notes that a reader looked up to `at`. */
+export function noteReach(at: number): void {
+  if (at > readReach) readReach = at;
+}
+
+/** Notes how far a failed read looked and fails. */
+export function fail(at: number): undefined {
+  noteReach(at);
+  return undefined;
+}
