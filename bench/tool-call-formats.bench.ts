@@ -655,6 +655,7 @@ const HELD_PROSE: readonly { readonly name: string; readonly insert: string }[] 
   { name: 'a markdown link', insert: ' (see [the notes](https://example.com/notes)) ' },
   { name: 'an inline JSON example', insert: ' such as {"ok": true} ' },
   { name: 'the word "commentary"', insert: ' in his commentary ' },
+  { name: 'a code fence', insert: '\n```ts\nconst ok = { done: true };\n```\n' },
 ];
 
 /** Rows for no-call prose with one of `HELD_PROSE` a tenth of the way in (informative, not in the goal). */
@@ -666,6 +667,53 @@ function heldProseRows(text: string): string[][] {
     const note = run.text === reply ? 'informative' : 'informative (TEXT CHANGED)';
     const share = percent(run.early / reply.length);
     return [`no call, ${name} at 10%`, String(reply.length), String(run.early), share, note];
+  });
+}
+
+/** Special tokens a reader cuts out around calls; none may reach the user before the reply is read. */
+const MARKUP = /<\|[A-Za-z_]+\|>|^all\n|>>>all\n/;
+
+/** No-call replies written in a family's markup (the reader keeps a reply with no call as it is). */
+const MARKUP_REPLIES: readonly {
+  readonly name: string;
+  readonly model: string;
+  readonly write: (text: string) => string;
+}[] = [
+  {
+    name: 'gpt-oss harmony (analysis + final)',
+    model: 'gpt-oss-20b',
+    write: (text) =>
+      `<|channel|>analysis<|message|>Let me think.<|end|><|start|>assistant<|channel|>final<|message|>${text}<|return|>`,
+  },
+  {
+    name: 'functionary-v3.2 all',
+    model: 'functionary-small-v3.2',
+    write: (text) => `all\n${text}`,
+  },
+  {
+    name: 'command-r7b response',
+    model: 'command-r7b',
+    write: (text) => `<|START_RESPONSE|>${text}<|END_RESPONSE|>`,
+  },
+  {
+    name: 'gigachat3 message end',
+    model: 'gigachat3-10b',
+    write: (text) => `${text}<|message_sep|>`,
+  },
+];
+
+/** Rows for no-call replies in a family's markup: what streamed early, and whether markup leaked early. */
+function markupRows(text: string): string[][] {
+  return MARKUP_REPLIES.map(({ name, model, write }) => {
+    const reply = write(text);
+    const run = streamThrough(reply, model, 5);
+    const notes = [
+      run.text === reply ? '' : 'TEXT CHANGED',
+      MARKUP.test(run.text.slice(0, run.early)) ? 'MARKUP PASSED ON EARLY' : 'no markup early',
+    ];
+    const note = notes.filter((line) => line !== '').join('; ');
+    const share = percent(run.early / reply.length);
+    return [`no call, ${name}`, String(reply.length), String(run.early), share, note];
   });
 }
 
@@ -685,6 +733,7 @@ function streamingReport(proseChars: number): string {
     ],
   ];
   rows.push(...heldProseRows(text));
+  rows.push(...markupRows(text));
   for (const family of [...FAMILIES, ...COMMON]) {
     if (family.lead === false) continue;
     const args = { path: PATH, text: SHORT_TEXT };
@@ -697,6 +746,7 @@ function streamingReport(proseChars: number): string {
       content?.content.startsWith(run.text.slice(0, run.early).trimEnd()) === false
         ? 'passed on markup the reader cuts out'
         : '',
+      content !== undefined && run.text !== content.content ? 'STREAMED TEXT != READ TEXT' : '',
     ];
     const note = notes.filter((line) => line !== '').join('; ');
     rows.push([
