@@ -33,6 +33,7 @@ import {
   signalOf,
 } from './engine-requests.js';
 import type { HttpClient, HttpStreamResponse } from './http-client.js';
+import { type TextToolCall, ToolsAsText } from './tools-as-text.js';
 
 /** Options of an `HttpChatEngine`: the server, its wire dialect, and how requests are sent. */
 export interface HttpChatEngineOptions extends HttpEngineOptions {
@@ -76,6 +77,7 @@ export class HttpChatEngine implements InferenceEngine {
   /** What was last reported per model, so each choice is reported once. */
   readonly #reported = new Map<string, string>();
   readonly #healthTimeoutMs: number | undefined;
+  readonly #toolsAsText: ToolsAsText;
 
   constructor(options: HttpChatEngineOptions) {
     this.engineId = options.engineId;
@@ -84,6 +86,7 @@ export class HttpChatEngine implements InferenceEngine {
     this.#clock = options.clock ?? systemClock;
     this.#makeId = createToolCallIdFactory(options.random);
     this.#textToolCalls = options.textToolCalls;
+    this.#toolsAsText = new ToolsAsText(options.textToolCalls);
     this.#configured =
       options.toolCallFormat === undefined
         ? undefined
@@ -93,8 +96,69 @@ export class HttpChatEngine implements InferenceEngine {
     this.#http = createEngineHttpClient(this.baseUrl, this.engineId, options, options.secrets);
   }
 
-  /** Sends the conversation and resolves to the whole answer. */
+  /**
+   * Sends the conversation and resolves to the whole answer. A server that refuses the offered tools gets them
+   * described in the prompt instead (see `ToolsAsText`), for this call and the model's later ones.
+   */
   async generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
+    if (this.#toolsAsText.uses(options)) return this.#generateAsText(messages, options);
+    try {
+      return await this.#generateOnce(messages, options, options);
+    } catch (error) {
+      if (!this.#toolsAsText.refused(error, options)) throw error;
+      return this.#generateAsText(messages, options);
+    }
+  }
+
+  /** Sends the conversation and yields the answer as it arrives, then one `end` chunk. */
+  async *stream(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): AsyncGenerator<StreamChunk> {
+    if (this.#toolsAsText.uses(options)) {
+      yield* this.#streamAsText(messages, options);
+      return;
+    }
+    let started = false;
+    try {
+      for await (const chunk of this.#streamOnce(messages, options, options)) {
+        started = true;
+        yield chunk;
+      }
+    } catch (error) {
+      if (started || !this.#toolsAsText.refused(error, options)) throw error;
+      yield* this.#streamAsText(messages, options);
+    }
+  }
+
+  async #generateAsText(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): Promise<GenerateResult> {
+    const sent = await this.#asText(messages, options);
+    return this.#generateOnce(sent.messages, sent.options, options);
+  }
+
+  async *#streamAsText(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): AsyncGenerator<StreamChunk> {
+    const sent = await this.#asText(messages, options);
+    yield* this.#streamOnce(sent.messages, sent.options, options);
+  }
+
+  /** The call with its tools in the prompt, in the syntax of the model's family when that is known. */
+  async #asText(messages: readonly Message[], options: GenerateOptions): Promise<TextToolCall> {
+    const choice = await this.#formatChoice(options, textToolSet(options, true));
+    return this.#toolsAsText.rewrite(messages, options, choice?.primary);
+  }
+
+  /** One request for the whole answer; `read` holds the tools whose calls are looked for in its text. */
+  async #generateOnce(
+    messages: readonly Message[],
+    options: GenerateOptions,
+    read: GenerateOptions,
+  ): Promise<GenerateResult> {
     const startedMs = this.#clock.monotonicMs();
     const path = this.#dialect.chatPath;
     const body = this.#dialect.buildBody(messages, options, false);
@@ -105,27 +169,28 @@ export class HttpChatEngine implements InferenceEngine {
     const parsed = this.#wire(path, () =>
       this.#dialect.parseAnswer(response.body, options.model, this.#makeId),
     );
-    const tools = textToolSet(options, this.#textToolCalls);
+    const tools = textToolSet(read, this.#textToolCalls);
     // The server is asked about the model only for an answer that may hold calls written as text.
     let formats: readonly ToolCallFormat[] | undefined;
     if (parsed.toolCalls.length === 0 && parsed.content !== '') {
-      formats = await this.#formatsFor(options, tools);
+      formats = (await this.#formatChoice(read, tools))?.formats;
       if (options.signal?.aborted) throw this.#cancelled(response, options.signal.reason);
     }
     return toGenerateResult(withTextToolCalls(parsed, tools, this.#makeId, formats), ttftSeconds);
   }
 
-  /** Sends the conversation and yields the answer as it arrives, then one `end` chunk. */
-  async *stream(
+  /** One streamed request; `read` holds the tools whose calls are looked for in its text. */
+  async *#streamOnce(
     messages: readonly Message[],
     options: GenerateOptions,
+    read: GenerateOptions,
   ): AsyncGenerator<StreamChunk> {
     const startedMs = this.#clock.monotonicMs();
     const path = this.#dialect.chatPath;
     const body = this.#dialect.buildBody(messages, options, true);
-    const tools = textToolSet(options, this.#textToolCalls);
+    const tools = textToolSet(read, this.#textToolCalls);
     // Chosen while the model starts answering (asking about the model must not delay the answer).
-    const formats = this.#formatsFor(options, tools);
+    const formats = this.#formatChoice(read, tools).then((choice) => choice?.formats);
     const response = await this.#call({ path, model: options.model }, () =>
       this.#http.requestStream({ path, body, model: options.model, ...signalOf(options) }),
     );
@@ -187,14 +252,14 @@ export class HttpChatEngine implements InferenceEngine {
   }
 
   /**
-   * The formats to read this call's text tool calls with: the configured one, else what the dialect learns about
-   * the model (only asked when tools are offered), else `undefined` (chosen from the model's name). Never rejects.
+   * How this call's text tool calls are read: the configured format, else what the dialect learns about the
+   * model (only asked when tools are offered), else `undefined` (chosen from the model's name). Never rejects.
    */
-  async #formatsFor(
+  async #formatChoice(
     options: GenerateOptions,
     tools: OfferedToolSet,
-  ): Promise<readonly ToolCallFormat[] | undefined> {
-    if (tools.names.size === 0) return this.#configured?.formats;
+  ): Promise<ToolCallFormatChoice | undefined> {
+    if (tools.names.size === 0) return this.#configured;
     let choice = this.#configured;
     if (choice === undefined && this.#dialect.toolCallFormats !== undefined) {
       choice = await this.#dialect
@@ -202,7 +267,7 @@ export class HttpChatEngine implements InferenceEngine {
         .catch(() => undefined);
     }
     if (choice !== undefined) this.#report(options.model, choice);
-    return choice?.formats;
+    return choice;
   }
 
   /** One attempt of a dialect's JSON request on this engine's connections. */

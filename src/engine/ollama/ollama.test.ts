@@ -456,16 +456,19 @@ describe('OllamaEngine faults', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('names the way out when the model cannot call tools or think', async () => {
-    const { engine } = await setup({
-      script: [
-        {
-          fault: 'status',
-          status: 400,
-          body: { error: 'registry.ollama.ai/library/gemma2:2b does not support tools' },
-        },
-      ],
-    });
+  it('names the way out when the model cannot call tools (text calls off) or think', async () => {
+    const { engine } = await setup(
+      {
+        script: [
+          {
+            fault: 'status',
+            status: 400,
+            body: { error: 'registry.ollama.ai/library/gemma2:2b does not support tools' },
+          },
+        ],
+      },
+      { textToolCalls: false },
+    );
     const error = await failure(
       engine.generate(QUESTION, { model: 'gemma2:2b', tools: [CALCULATOR] }),
     );
@@ -483,6 +486,53 @@ describe('OllamaEngine faults', () => {
     const noThinking = await failure(thinking.generate(QUESTION, { model: 'llama3.2' }));
     expect(noThinking).toMatchObject({ code: 'engine_model_error', status: 400 });
     expect(noThinking.message).toContain('leave the engine');
+  });
+
+  it('describes the tools in the prompt for a model whose server refuses them, from then on', async () => {
+    const call =
+      '<tool_call>{"name": "calculator", "arguments": {"expression": "2+2"}}</tool_call>';
+    const { engine, server } = await setup({
+      script: [
+        {
+          fault: 'status',
+          status: 400,
+          body: { error: 'registry.ollama.ai/library/gemma2:2b does not support tools' },
+        },
+        { content: call },
+        { content: 'It is 4.' },
+        { content: call },
+      ],
+    });
+    const options = { model: 'gemma2:2b', tools: [CALCULATOR] };
+    const first = await engine.generate(QUESTION, options);
+    expect(first.toolCalls.map((c) => [c.name, c.arguments])).toEqual([
+      ['calculator', '{"expression":"2+2"}'],
+    ]);
+    expect(first.content).toBe('');
+    const retried = bodyOf(server, 1);
+    expect(retried.tools).toBeUndefined();
+    const messages = retried.messages as { role: string; content: string }[];
+    expect(messages[0]?.role).toBe('system');
+    expect(messages[0]?.content).toContain('calculator');
+    expect(messages[0]?.content).toContain('<tool_call>');
+    // The next call of the model goes as text at once; its tool call and result are written back as text.
+    const history = [
+      ...QUESTION,
+      { role: 'assistant' as const, content: '', toolCalls: first.toolCalls },
+      { role: 'tool' as const, content: '4', toolCallId: first.toolCalls[0]?.id ?? '' },
+    ];
+    expect((await engine.generate(history, options)).content).toBe('It is 4.');
+    const third = bodyOf(server, 2);
+    expect(third.tools).toBeUndefined();
+    const sent = JSON.stringify(third.messages);
+    expect(sent).toContain('<tool_response>');
+    expect(sent).not.toContain('"role":"tool"');
+    // Streaming reads the calls from the text too.
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of engine.stream(QUESTION, options)) chunks.push(chunk);
+    expect(chunks.filter((c) => c.type === 'tool_call')).toHaveLength(1);
+    expect(bodyOf(server, 3).tools).toBeUndefined();
+    expect(server.requests.filter((r) => r.path === '/api/chat')).toHaveLength(4);
   });
 
   it('says the host may not be Ollama when the chat endpoint itself is missing', async () => {

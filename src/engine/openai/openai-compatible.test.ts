@@ -592,6 +592,47 @@ describe('OpenAICompatibleEngine fault matrix (timeout 200 ms, no-wait sleep)', 
   });
 });
 
+describe('OpenAICompatibleEngine: a server that takes no tools', () => {
+  it('sends the tools in the prompt when vLLM refuses them, in the syntax the model name says', async () => {
+    const call =
+      '<tool_call>{"name": "calculator", "arguments": {"expression": "2+2"}}</tool_call>';
+    const { engine, server } = await setup({
+      script: [
+        {
+          fault: 'status',
+          status: 400,
+          body: {
+            error: {
+              message:
+                '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+              type: 'BadRequestError',
+            },
+          },
+        },
+        { content: call },
+      ],
+    });
+    const result = await engine.generate(QUESTION, { model: 'hermes-3-8b', tools: [CALCULATOR] });
+    expect(result.toolCalls.map((c) => c.name)).toEqual(['calculator']);
+    const retried = server.requests[1]?.body as {
+      tools?: unknown;
+      messages: { content: string }[];
+    };
+    expect(retried.tools).toBeUndefined();
+    expect(retried.messages[0]?.content).toContain('<tool_call>');
+  });
+
+  it('keeps any other 400 an error, without a second request', async () => {
+    const { engine, server } = await setup({
+      script: [{ fault: 'status', status: 400, body: { error: { message: 'context too long' } } }],
+    });
+    await expect(
+      engine.generate(QUESTION, { model: 'm', tools: [CALCULATOR] }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 function sendSse(res: ServerResponse, data: readonly string[]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   res.end(data.map((line) => `data: ${line}\n\n`).join(''));

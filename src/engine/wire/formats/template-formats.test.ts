@@ -143,7 +143,11 @@ describe('chooseToolCallFormats', () => {
     expect(chooseToolCallFormats(name)).toEqual({
       formats: toolCallFormatsFor('hermes'),
       source: 'name',
+      primary: toolCallFormatsFor('hermes')[0],
     });
+    expect(chooseToolCallFormats(family).primary?.name).toBe('lfm2');
+    expect(chooseToolCallFormats({ model: 'llama3.2' }).primary).toBeUndefined();
+    expect(chooseToolCallFormats({ template: '[TOOL_CALLS]' }).primary).toBeUndefined();
   });
 
   it('reads the families case-insensitively and ignores unknown parsers', () => {

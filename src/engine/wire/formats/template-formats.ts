@@ -1,4 +1,9 @@
-import { TOOL_CALL_FORMATS, toolCallFormatsFor, toolCallFormatsNamed } from './family-formats.js';
+import {
+  TOOL_CALL_FORMATS,
+  toolCallFormatsFor,
+  toolCallFormatsNamed,
+  UNAMBIGUOUS_FORMATS,
+} from './family-formats.js';
 import type { ToolCallFormat } from './tool-call-format.js';
 
 /** Where the formats read from a model's replies were chosen from, most telling first. */
@@ -8,6 +13,11 @@ export type ToolCallFormatSource = 'config' | 'template' | 'parser' | 'family' |
 export interface ToolCallFormatChoice {
   readonly formats: readonly ToolCallFormat[];
   readonly source: ToolCallFormatSource;
+  /**
+   * The one format the evidence names (the model is asked to write it when tools go into the prompt), or
+   * `undefined` when only the unambiguous defaults apply.
+   */
+  readonly primary?: ToolCallFormat | undefined;
 }
 
 /** What is known about a model: its chat template, the tool parser its server runs, its family, its name. */
@@ -126,12 +136,14 @@ export function chooseToolCallFormats(evidence: ModelEvidence): ToolCallFormatCh
     const fromFamily = Object.hasOwn(FAMILY_FORMATS, key) ? FAMILY_FORMATS[key] : undefined;
     if (fromFamily !== undefined) return choice(fromFamily, byName, 'family');
   }
-  return { formats: byName, source: 'name' };
+  const named = byName.length > UNAMBIGUOUS_FORMATS.length ? byName[0] : undefined;
+  return { formats: byName, source: 'name', primary: named };
 }
 
 /** The formats the configuration names (`tool_call_format`), as a choice; throws on an unknown name. */
 export function configuredToolCallFormats(name: string): ToolCallFormatChoice {
-  return { formats: toolCallFormatsNamed(name), source: 'config' };
+  const formats = toolCallFormatsNamed(name);
+  return { formats, source: 'config', primary: formats[0] };
 }
 
 /** `tool-call format for <model>: <names> (from <source>)`, for a debug log. */
@@ -156,5 +168,9 @@ function choice(
 ): ToolCallFormatChoice {
   const first = TOOL_CALL_FORMATS.find((format) => format.name === name);
   if (first === undefined) return { formats: byName, source };
-  return { formats: [first, ...byName.filter((format) => format !== first)], source };
+  return {
+    formats: [first, ...byName.filter((format) => format !== first)],
+    source,
+    primary: first,
+  };
 }
