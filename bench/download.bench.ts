@@ -1,5 +1,6 @@
-// Model download benchmark (issue 15): `pullModel` (node-llama-cpp's downloader, then size and SHA-256 checks)
-// next to `curl` fetching the same file from the same local scripted hub, in the same run. Goal: >= 0.9x curl's
+// Model download benchmark (issue 15): `pullModel` (node-llama-cpp's downloader, ipull under it, the SHA-256
+// computed while the file is written, then the size and digest checks) next to `curl` fetching the same file
+// from the same local scripted hub, in the same run. Goal: >= 0.9x curl's
 // throughput. The hub runs in a child process so that neither side shares its event loop with the server.
 // Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick]`.
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';

@@ -108,6 +108,11 @@ describe('pullModel', () => {
     });
     expect(again.downloaded).toBe(false);
     expect(server.rangedGets(FILE)).toBe(CHUNKS);
+    // The chunks are asked for in order, so the file is hashed while it downloads (its prefix grows).
+    const starts = server.requests.flatMap((r) =>
+      r.range === undefined ? [] : [Number(/^bytes=(\d+)-/.exec(r.range)?.[1])],
+    );
+    expect(starts).toEqual(Array.from({ length: CHUNKS }, (_, index) => index * CHUNK_BYTES));
   });
 
   it('pulls hf:owner/repo/file.gguf checked against the hub SHA-256 header, sending the token', async () => {
@@ -190,6 +195,8 @@ describe('pullModel', () => {
       endpoint: server.url,
       catalog: catalogWith(),
       signal: controller.signal,
+      // Every read reported, so the abort lands in the last megabyte whatever the machine's speed.
+      progressIntervalMs: 0,
       onProgress: (p) => {
         if (p.downloadedBytes > GGUF.length - 1_000_000) controller.abort(new Error('Ctrl-C'));
       },

@@ -2,7 +2,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelDownloader, ModelDownloaderOptions } from 'node-llama-cpp';
-import { describeError, untilAborted } from '../../core/index.js';
+import { type Clock, describeError, systemClock, untilAborted } from '../../core/index.js';
 import {
   isModuleNotFound,
   loadNodeLlamaCpp,
@@ -10,12 +10,19 @@ import {
 } from '../embedded/node-llama-cpp-loader.js';
 import { type CatalogModel, MODEL_CATALOG } from './catalog.js';
 import {
+  completedRanges,
+  observeDownloaderWrites,
+  preferChunksInOrder,
+  throttleDownloaderProgress,
+} from './downloader-hooks.js';
+import { sha256OfLargeFile } from './file-sha256.js';
+import { IncrementalFileHash } from './incremental-hash.js';
+import {
   ensureDiskRoom,
   type FetchLike,
   fetchRemoteFileFacts,
   formatBytes,
   type RemoteFileFacts,
-  sha256OfFile,
 } from './model-file-checks.js';
 import { ModelPullError } from './model-pull-error.js';
 import { type ModelSource, resolveModelSource } from './model-source.js';
@@ -59,6 +66,13 @@ export interface PullModelOptions {
   /** Cancels the pull; the partial download is kept and resumed by the next pull. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: PullProgress) => void;
+  /**
+   * Least time between two progress reports (default 100 ms; the end and a cancel are always reported); 0
+   * reports every network read, which costs much of a fast download's time.
+   */
+  readonly progressIntervalMs?: number;
+  /** Time source of the progress interval (default `systemClock`). */
+  readonly clock?: Clock;
   /** Called when another process is pulling into the same models folder and this pull waits for it. */
   readonly onWaiting?: (holder: PullLockHolder) => void;
   /** The catalog of short names (default `MODEL_CATALOG`). */
@@ -89,6 +103,7 @@ const DEFAULT_ENDPOINT = 'https://huggingface.co/';
 const PARTIAL_DIR = '.partial';
 const IPULL_SUFFIX = '.ipull';
 const DEFAULT_STALL_TIMEOUT_MS = 60_000;
+const DEFAULT_PROGRESS_INTERVAL_MS = 100;
 const inFlight = new Map<string, Promise<PulledModel>>();
 
 /**
@@ -175,10 +190,10 @@ async function pullWatched(run: PullRun): Promise<PulledModel> {
     return { path: finalPath, fileName, sizeBytes, sha256: expected.sha256, downloaded: false };
   }
   await checkRoom(options, downloader, stagingDir, fileName, sizeBytes);
-  await download(downloader, run.signal, join(stagingDir, fileName + IPULL_SUFFIX));
-  run.watchdog.stop();
   const stagedPath = join(stagingDir, fileName);
-  const verified = await verify(stagedPath, { sha256: expected.sha256, sizeBytes }, options.model);
+  const facts = { sha256: expected.sha256, sizeBytes };
+  const hashed = await downloadHashing(run, downloader, stagedPath, facts);
+  const verified = await verify(stagedPath, facts, options.model, hashed);
   await rename(stagedPath, finalPath);
   return {
     path: finalPath,
@@ -229,6 +244,8 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
   try {
     const downloader = await untilAborted(creating, run.signal);
     run.watchdog.touch();
+    const { progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_MS, clock = systemClock } = run.options;
+    throttleDownloaderProgress(downloader, progressIntervalMs, clock);
     if (downloader.totalFiles !== 1) {
       await downloader.cancel({ deleteTempFile: false });
       throw new ModelPullError(
@@ -301,6 +318,39 @@ async function checkRoom(
   }
 }
 
+/**
+ * Downloads, and when a SHA-256 is expected hashes the file while it is written; returns that digest, or
+ * undefined when there is none to compare (no SHA-256 expected, or the incremental hash was not possible).
+ */
+async function downloadHashing(
+  run: PullRun,
+  downloader: ModelDownloader,
+  stagedPath: string,
+  expected: RemoteFileFacts,
+): Promise<string | undefined> {
+  const partialPath = stagedPath + IPULL_SUFFIX;
+  let hasher: IncrementalFileHash | undefined;
+  if (expected.sha256 !== undefined && expected.sizeBytes !== undefined) {
+    const candidate = new IncrementalFileHash({
+      paths: [partialPath, stagedPath],
+      sizeBytes: expected.sizeBytes,
+    });
+    const observed = observeDownloaderWrites(downloader, (position, bytes) =>
+      candidate.written(position, bytes),
+    );
+    if (observed && preferChunksInOrder(downloader)) hasher = candidate;
+    for (const [start, end] of completedRanges(downloader)) hasher?.present(start, end);
+  }
+  try {
+    await download(downloader, run.signal, partialPath);
+  } catch (error) {
+    await hasher?.close();
+    throw error;
+  }
+  run.watchdog.stop();
+  return hasher?.finish();
+}
+
 async function download(
   downloader: ModelDownloader,
   signal: AbortSignal | undefined,
@@ -356,6 +406,7 @@ async function verify(
   stagedPath: string,
   expected: RemoteFileFacts,
   model: string,
+  hashedWhileDownloading: string | undefined,
 ): Promise<{ sizeBytes: number }> {
   const actualSize = (await fileSize(stagedPath)) ?? 0;
   if (expected.sizeBytes !== undefined && actualSize !== expected.sizeBytes) {
@@ -366,7 +417,12 @@ async function verify(
     );
   }
   if (expected.sha256 !== undefined) {
-    const actual = await sha256OfFile(stagedPath);
+    // A digest computed during the download is trusted only when it matches; any other answer is checked
+    // against the file itself, so a flaw in the incremental hash can cost time but never pass a wrong file.
+    const actual =
+      hashedWhileDownloading === expected.sha256
+        ? hashedWhileDownloading
+        : await sha256OfLargeFile(stagedPath);
     if (actual !== expected.sha256) {
       await rm(stagedPath, { force: true });
       throw new ModelPullError(

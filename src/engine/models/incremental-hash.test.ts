@@ -1,0 +1,132 @@
+import { createHash, randomFillSync } from 'node:crypto';
+import { type FileHandle, mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IncrementalFileHash } from './incremental-hash.js';
+
+const SIZE = 3 * 1024 * 1024 + 123;
+const CONTENT = randomFillSync(new Uint8Array(SIZE));
+const SHA256 = createHash('sha256').update(CONTENT).digest('hex');
+
+let directory = '';
+let path = '';
+let file: FileHandle | undefined;
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'jarvis-hash-'));
+  path = join(directory, 'model.gguf.ipull');
+  file = await open(path, 'w+');
+});
+
+afterEach(async () => {
+  await file?.close();
+  file = undefined;
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** Writes bytes [start, end) of `bytes` at `start` and reports the completed write to `hash`. */
+async function write(
+  hash: IncrementalFileHash,
+  start: number,
+  end: number,
+  bytes: Uint8Array = CONTENT,
+): Promise<void> {
+  const piece = bytes.subarray(start, end);
+  await file?.write(piece, 0, piece.length, start);
+  hash.written(start, piece);
+}
+
+/** [start, end) pieces of `size` bytes covering the file. */
+function pieces(size: number): [number, number][] {
+  const all: [number, number][] = [];
+  for (let start = 0; start < SIZE; start += size) all.push([start, Math.min(SIZE, start + size)]);
+  return all;
+}
+
+describe('IncrementalFileHash', () => {
+  it('hashes pieces written in order from memory, before finish', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    for (const [start, end] of pieces(65_536)) await write(hash, start, end);
+    expect(hash.hashedBytes).toBe(SIZE);
+    expect(await hash.finish()).toBe(SHA256);
+  });
+
+  it('hashes pieces written out of order, reading ranges back once they continue the prefix', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const all = pieces(100_000);
+    const order = [...all.slice(10), ...all.slice(2, 10).reverse(), ...all.slice(0, 2)];
+    for (const [start, end] of order) await write(hash, start, end);
+    expect(await hash.finish()).toBe(SHA256);
+  });
+
+  it('ignores writes past the end of the file (the downloader progress record)', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    for (const [start, end] of pieces(1_000_000)) {
+      await write(hash, start, end);
+      hash.written(SIZE, new TextEncoder().encode('{"part":0}'));
+    }
+    expect(await hash.finish()).toBe(SHA256);
+  });
+
+  it('accepts a range written twice before it is hashed (a stream leftover, then the whole chunk)', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    await write(hash, 2_000_000, 2_500_000);
+    await write(hash, 1_000_000, SIZE);
+    await write(hash, 0, 1_000_000);
+    expect(await hash.finish()).toBe(SHA256);
+  });
+
+  it('says it cannot tell when a hashed range is written again', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    await write(hash, 0, SIZE);
+    const other = new Uint8Array(CONTENT);
+    other[10] = (other[10] ?? 0) ^ 0xff;
+    await write(hash, 0, 100, other);
+    expect(await hash.finish()).toBeUndefined();
+  });
+
+  it('hashes what was never reported at finish, from the file (a resumed download)', async () => {
+    await file?.write(CONTENT.subarray(0, 2_000_000), 0, 2_000_000, 0);
+    const hash = new IncrementalFileHash({
+      paths: [join(directory, 'gone'), path],
+      sizeBytes: SIZE,
+    });
+    await write(hash, 2_000_000, SIZE);
+    expect(hash.hashedBytes).toBe(0);
+    expect(await hash.finish()).toBe(SHA256);
+  });
+
+  it('hashes ranges a resumed download already has while the rest is written', async () => {
+    await file?.write(CONTENT.subarray(0, 2_000_000), 0, 2_000_000, 0);
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    hash.present(0, 1_000_000);
+    hash.present(1_000_000, 2_000_000);
+    await write(hash, 2_000_000, SIZE);
+    await expect.poll(() => hash.hashedBytes).toBe(SIZE);
+    expect(await hash.finish()).toBe(SHA256);
+  });
+
+  it('says it cannot tell when a range reported present was already hashed', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    await write(hash, 0, SIZE);
+    hash.present(0, 10);
+    expect(await hash.finish()).toBeUndefined();
+  });
+
+  it('gives a digest that differs from the expected one for a wrong file', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const wrong = new Uint8Array(CONTENT);
+    wrong[SIZE - 1] = (wrong[SIZE - 1] ?? 0) ^ 1;
+    for (const [start, end] of pieces(500_000)) await write(hash, start, end, wrong);
+    const digest = await hash.finish();
+    expect(digest).toBe(createHash('sha256').update(wrong).digest('hex'));
+    expect(digest).not.toBe(SHA256);
+  });
+
+  it('says it cannot tell when the file is shorter than announced', async () => {
+    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE + 10 });
+    for (const [start, end] of pieces(1_000_000)) await write(hash, start, end);
+    expect(await hash.finish()).toBeUndefined();
+  });
+});
