@@ -1,9 +1,10 @@
 import type { AgentResult } from '../core/index.js';
-import type { AskOptions, Jarvis } from '../sdk/index.js';
+import type { AskOptions, Jarvis, SessionHandle } from '../sdk/index.js';
 import { withAdvice } from './ask-advice.js';
 import { formatAskJson } from './ask-json.js';
 import { readQuery } from './ask-query.js';
 import { StreamedAnswer } from './ask-render.js';
+import { askSession } from './ask-session.js';
 import { answerTextOf, stopMessage, stopReasonOf } from './ask-stop.js';
 import { AskView } from './ask-view.js';
 import { CliExit, ExitCode } from './cli-error.js';
@@ -15,10 +16,14 @@ import { openJarvis } from './jarvis-options.js';
 /** What a finished run left to report: its turns and metadata (for the stop reason). */
 type RunOutcome = Pick<AgentResult, 'turns' | 'metadata'>;
 
+/** Who answers: the SDK for a plain question, or the session the question becomes a turn of. */
+type Asker = Pick<Jarvis, 'askFull' | 'stream'> | SessionHandle;
+
 /**
  * `jarvis ask`: reads the question, opens the SDK with the flags, and prints the answer (streamed, whole, or
  * as JSON) while tool calls show on stderr. A run stopped before a final answer (turn limit, loop guard)
- * prints what it has, says why on stderr and exits 3. Ctrl-C cancels the run; the SDK is always closed.
+ * prints what it has, says why on stderr and exits 3. Ctrl-C cancels the run; the SDK is always closed. With
+ * `--session`/`--continue` the question is the next turn of a session (see `askSession`).
  */
 export async function runAsk(words: readonly string[], flags: AskFlags, io: CliIo): Promise<void> {
   const query = await readQuery(words, io);
@@ -41,7 +46,8 @@ async function askOnce(query: string, flags: AskFlags, io: CliIo): Promise<void>
   try {
     jarvis = await openJarvis(flags, io, { confirm: view.approval.confirm, bus: view.bus });
     view.attach(await jarvis.system(), flags.baseUrl);
-    const outcome = await answer(jarvis, query, flags, io, view);
+    const asker = (await askSession(jarvis, flags, io)) ?? jarvis;
+    const outcome = await answer(asker, query, flags, io, view);
     reportStop(outcome, view, io);
   } catch (error) {
     throw withAdvice(error);
@@ -51,9 +57,9 @@ async function askOnce(query: string, flags: AskFlags, io: CliIo): Promise<void>
   }
 }
 
-/** Asks and prints: JSON, the whole answer, or the streamed answer. */
+/** Asks and prints: JSON (with the session and history report in a session), the whole answer, or the stream. */
 async function answer(
-  jarvis: Jarvis,
+  jarvis: Asker,
   query: string,
   flags: AskFlags,
   io: CliIo,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolFailure, toolSuccess } from '../core/index.js';
-import type { AskResult } from '../sdk/index.js';
+import type { AskResult, SessionAskResult } from '../sdk/index.js';
 import { askResultJson, formatAskJson, snakeCase } from './ask-json.js';
 
 const RESULT: AskResult = {
@@ -53,6 +53,51 @@ describe('askResultJson', () => {
     expect(text.startsWith('{\n  "content": "51",\n  "turns": 2,')).toBe(true);
     expect(text.endsWith('}\n')).toBe(true);
     expect(JSON.parse(text).metadata).toEqual({ big: '10' });
+  });
+});
+
+describe('formatAskJson for a session turn', () => {
+  const SESSION_RESULT: SessionAskResult = {
+    ...RESULT,
+    metadata: {},
+    session: {
+      id: 'ses_0123456789abcdef',
+      name: undefined,
+      title: 'What is 2+2?',
+      turnCount: 3,
+      createdMs: 0,
+      updatedMs: 0,
+      summary: undefined,
+    },
+    turn: 3,
+    // Only the fields --json reports; the report may carry more (and `contextTokens` unknown here).
+    history: {
+      keptTurns: 1,
+      foldedTurns: 1,
+      summaryUpdated: true,
+      promptTokens: 812,
+      contextTokens: undefined,
+    } as unknown as SessionAskResult['history'],
+  };
+
+  it('adds the session (name null when unnamed) and the history report in snake_case', () => {
+    const json = JSON.parse(formatAskJson(SESSION_RESULT, 'max_turns'));
+    expect(json.session).toEqual({ id: 'ses_0123456789abcdef', name: null, turn: 3 });
+    expect(json.history).toEqual({
+      kept_turns: 1,
+      folded_turns: 1,
+      summary_updated: true,
+      prompt_tokens: 812,
+      context_tokens: null,
+    });
+    expect(json.stop_reason).toBe('max_turns');
+    expect(Object.keys(json).slice(-3)).toEqual(['stop_reason', 'session', 'history']);
+  });
+
+  it('leaves both out for a plain question', () => {
+    const json = JSON.parse(formatAskJson(RESULT));
+    expect(json).not.toHaveProperty('session');
+    expect(json).not.toHaveProperty('history');
   });
 });
 

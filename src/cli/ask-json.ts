@@ -1,5 +1,5 @@
 import type { ToolResult } from '../core/index.js';
-import type { AskResult } from '../sdk/index.js';
+import type { AskResult, SessionAskResult } from '../sdk/index.js';
 import type { StopReason } from './ask-stop.js';
 import { jsonText } from './cli-output.js';
 
@@ -28,6 +28,31 @@ export interface AskResultJson {
   readonly metadata: Readonly<Record<string, unknown>>;
   /** Only for a run stopped before a final answer: `max_turns` or `loop_detected`. */
   readonly stop_reason?: StopReason;
+  /** Only with `--session`/`--continue`: the session and the turn the question became. */
+  readonly session?: SessionJson;
+  /** Only with `--session`/`--continue`: how the earlier turns were fitted into the model's context. */
+  readonly history?: HistoryJson;
+}
+
+/** The session a `jarvis ask --session` turn went to, as `--json` prints it. */
+export interface SessionJson {
+  readonly id: string;
+  /** `null` for an unnamed session. */
+  readonly name: string | null;
+  /** The stored turn's position in the session, from 1. */
+  readonly turn: number;
+}
+
+/** The history report of a session turn, as `--json` prints it (`null` where the size is not known). */
+export interface HistoryJson {
+  /** Earlier turns sent whole. */
+  readonly kept_turns: number;
+  /** Earlier turns covered by the running summary instead. */
+  readonly folded_turns: number;
+  /** Whether the summary was rewritten before this turn. */
+  readonly summary_updated: boolean;
+  readonly prompt_tokens: number | null;
+  readonly context_tokens: number | null;
 }
 
 /** Converts an `askFull` result to its snake_case JSON shape (metadata keys are snake_cased too). */
@@ -50,11 +75,35 @@ export function askResultJson(result: AskResult): AskResultJson {
 
 /**
  * The JSON text printed by `jarvis ask --json`: pretty-printed with two spaces, ending with a newline; a run
- * stopped before a final answer also carries its `stop_reason`.
+ * stopped before a final answer also carries its `stop_reason`, and a session turn its `session` and `history`.
  */
-export function formatAskJson(result: AskResult, stopReason?: StopReason): string {
-  const json = askResultJson(result);
-  return jsonText(stopReason === undefined ? json : { ...json, stop_reason: stopReason });
+export function formatAskJson(
+  result: AskResult | SessionAskResult,
+  stopReason?: StopReason,
+): string {
+  const json: AskResultJson = {
+    ...askResultJson(result),
+    ...(stopReason === undefined ? {} : { stop_reason: stopReason }),
+    ...('session' in result ? sessionTurnJson(result) : {}),
+  };
+  return jsonText(json);
+}
+
+/** The `session` and `history` fields of a session turn's `--json` output. */
+export function sessionTurnJson(
+  result: SessionAskResult,
+): Pick<Required<AskResultJson>, 'session' | 'history'> {
+  const { history } = result;
+  return {
+    session: { id: result.session.id, name: result.session.name ?? null, turn: result.turn },
+    history: {
+      kept_turns: history.keptTurns,
+      folded_turns: history.foldedTurns,
+      summary_updated: history.summaryUpdated,
+      prompt_tokens: history.promptTokens ?? null,
+      context_tokens: history.contextTokens ?? null,
+    },
+  };
 }
 
 function toolResultJson(result: ToolResult): ToolResultJson {

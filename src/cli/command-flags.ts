@@ -16,6 +16,10 @@ export interface AskFlags extends JarvisFlags {
   readonly stream: boolean;
   readonly context: boolean;
   readonly yes?: boolean;
+  /** `--session <name|id>`: the question becomes the next turn of this session (a new name starts one). */
+  readonly session?: string;
+  /** `--continue`: the question becomes the next turn of the most recently updated session. */
+  readonly continue?: boolean;
 }
 
 /** Flags of `jarvis doctor`. */
@@ -91,4 +95,26 @@ export interface SchedulerLogsFlags extends JarvisFlags {
 /** Flags of `jarvis scheduler run-now`. */
 export interface SchedulerRunNowFlags extends JarvisFlags {
   readonly json?: boolean;
+}
+
+/** Flags of `jarvis sessions list`. */
+export interface SessionsListFlags extends JarvisFlags {
+  readonly json?: boolean;
+  readonly limit?: number;
+}
+
+/** Flags of `jarvis sessions show`. */
+export interface SessionsShowFlags extends JarvisFlags {
+  readonly json?: boolean;
+}
+
+/** Flags of `jarvis sessions rm`. */
+export interface SessionsRmFlags extends JarvisFlags {
+  readonly yes?: boolean;
+}
+
+/** Flags of `jarvis sessions export` (`format` is checked by the command: `md` or `json`). */
+export interface SessionsExportFlags extends JarvisFlags {
+  readonly format: 'md' | 'json';
+  readonly output?: string;
 }

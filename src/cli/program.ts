@@ -12,6 +12,7 @@ import { registerMemoryCommand } from './memory-command.js';
 import { explainMissingPackage } from './optional-packages.js';
 import { packageVersion } from './package-version.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
+import { registerSessionsCommand } from './sessions-command.js';
 import { registerTelemetryCommand } from './telemetry-command.js';
 import { registerToolsCommand } from './tools-command.js';
 
@@ -20,6 +21,7 @@ Examples:
   $ jarvis ask "What is the capital of France?"
   $ jarvis ask --agent orchestrator --tools calculator,think "What is 15% of 340?"
   $ echo "Summarise: ..." | jarvis ask --json
+  $ jarvis ask --session trip "Plan three days in Lisbon" && jarvis ask --continue "Cheaper?"
   $ jarvis ask --engine openai --base-url http://127.0.0.1:8000/v1 --model my-model "Hi"
   $ jarvis memory index ./docs && jarvis ask "What do the docs say about X?"
   $ jarvis scheduler create "Summarise the news" --type cron --value "0 9 * * *" --tools web_search
@@ -48,8 +50,10 @@ export function createProgram(cliIo: CliIo): Command {
       writeErr: (text) => io.stderr.write(text),
     })
     .exitOverride();
+  // `jarvis chat` (registerChatCommand) goes right after ask when it lands.
   for (const register of [
     registerAskCommand,
+    registerSessionsCommand,
     registerToolsCommand,
     registerAgentsCommand,
     registerEnginesCommand,
