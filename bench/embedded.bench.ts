@@ -37,6 +37,8 @@ const MODEL_SHAPE = {
 } as const;
 const CONTEXT_SIZE = 1024;
 const MAX_TOKENS = 128;
+/** Tokens of the extra short calls that sample TTFT. */
+const TTFT_MAX_TOKENS = 4;
 // node-llama-cpp's JS (sampling, detokenizing, stop triggers) runs on the main thread between tokens; with every core
 // busy in llama.cpp too, preemption makes samples swing 10x on a small machine (seen on 2 cores), so one is left free.
 const DEFAULT_THREADS = Math.max(1, availableParallelism() - 1);
@@ -66,11 +68,12 @@ async function loadBaseline(modelPath: string, threads: number) {
     logLevel: llamaCpp.LlamaLogLevel.warn,
   });
   const model = await llama.loadModel({ modelPath });
-  const context = await model.createContext({ contextSize: CONTEXT_SIZE });
+  // The same settings the engine passes (threads as well, although the llama's maxThreads already gives it).
+  const context = await model.createContext({ contextSize: CONTEXT_SIZE, threads });
   const sequence = context.getSequence();
   const chatWrapper = llamaCpp.resolveChatWrapper(model, { type: 'auto', warningLogs: false });
   const countTokens = (text: string): number => model.tokenize(text).length;
-  const run = async (): Promise<{ sample: Sample; text: string }> => {
+  const run = async (maxTokens = MAX_TOKENS): Promise<{ sample: Sample; text: string }> => {
     const setupStarted = performance.now();
     const session = new llamaCpp.LlamaChatSession({
       contextSequence: sequence,
@@ -83,7 +86,7 @@ async function loadBaseline(modelPath: string, threads: number) {
     let firstMs: number | undefined;
     try {
       const text = await session.prompt(PROMPT, {
-        maxTokens: MAX_TOKENS,
+        maxTokens,
         temperature: 0,
         onTextChunk: () => {
           firstMs ??= performance.now();
@@ -114,7 +117,9 @@ function loadEngine(modelPath: string, threads: number, countTokens: (text: stri
     gpu: false,
     chatWrapper: 'auto',
   });
-  const run = async (): Promise<{ sample: Sample; text: string; usageTokens: number }> => {
+  const run = async (
+    maxTokens = MAX_TOKENS,
+  ): Promise<{ sample: Sample; text: string; usageTokens: number }> => {
     const started = performance.now();
     let firstMs: number | undefined;
     let text = '';
@@ -122,7 +127,7 @@ function loadEngine(modelPath: string, threads: number, countTokens: (text: stri
     for await (const chunk of engine.stream(MESSAGES, {
       model: 'bench',
       temperature: 0,
-      maxTokens: MAX_TOKENS,
+      maxTokens,
     }) as AsyncIterable<StreamChunk>) {
       if (chunk.type === 'text_delta') {
         firstMs ??= performance.now();
@@ -187,9 +192,34 @@ function formatReport(
     `${'case'.padEnd(42)}  ${'tok/s'.padStart(8)}  ${'decode t/s'.padStart(10)}  ${'TTFT ms'.padStart(9)}  ${'total ms'.padStart(9)}  ${'min-max ms'.padStart(11)}  ${'tokens'.padStart(7)}  ratio`,
     row('node-llama-cpp LlamaChatSession.prompt', baseline, false),
     row('EmbeddedLlamaEngine.stream (built)', ours, true),
-    `node-llama-cpp side: creating the LlamaChatSession (not in its TTFT above; the engine's per-call LlamaChat is in its own) takes ${baseline.setupMs.toFixed(2)} ms; with it, the TTFT ratio is ${(ours.ttftMs / (baseline.ttftMs + baseline.setupMs)).toFixed(3)}x`,
+    `node-llama-cpp side: creating the LlamaChatSession (not in its TTFT above; the engine keeps one LlamaChat, and everything else it does per call is in its TTFT) takes ${baseline.setupMs.toFixed(2)} ms; with it, the TTFT ratio is ${(ours.ttftMs / (baseline.ttftMs + baseline.setupMs)).toFixed(3)}x`,
+    'TTFT: node-llama-cpp at its onTextChunk callback; the engine where its stream consumer receives the first text_delta',
     'goal: tok/s >= 0.95x and TTFT <= 1.1x of node-llama-cpp (tok/s = tokens / whole call; decode t/s excludes the first token)',
   ].join('\n');
+}
+
+/**
+ * More TTFT samples than the full generations give (TTFT is a few ms, so one preempted sample moves a median of
+ * 15): short generations, in pairs with alternating order; reports both medians and the median of the pair ratios.
+ */
+async function measureTtft(
+  runA: (maxTokens: number) => Promise<{ readonly sample: Sample }>,
+  runB: (maxTokens: number) => Promise<{ readonly sample: Sample }>,
+  pairs: number,
+): Promise<string> {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < pairs; i += 1) {
+    if (i % 2 === 0) {
+      a.push((await runA(TTFT_MAX_TOKENS)).sample.ttftMs);
+      b.push((await runB(TTFT_MAX_TOKENS)).sample.ttftMs);
+    } else {
+      b.push((await runB(TTFT_MAX_TOKENS)).sample.ttftMs);
+      a.push((await runA(TTFT_MAX_TOKENS)).sample.ttftMs);
+    }
+  }
+  const ratios = a.map((value, index) => (b[index] ?? 0) / value);
+  return `TTFT alone (${pairs} pairs of ${TTFT_MAX_TOKENS}-token calls): node-llama-cpp ${median(a).toFixed(2)} ms, engine ${median(b).toFixed(2)} ms: ${(median(b) / median(a)).toFixed(3)}x of medians, ${median(ratios).toFixed(3)}x median pair ratio`;
 }
 
 /** Loads both sides on one GGUF, warms them up, measures interleaved samples and returns the report text. */
@@ -224,10 +254,8 @@ export async function embeddedBench(options: EmbeddedBenchOptions = {}): Promise
         a.push((await baseline.run()).sample);
       }
     }
-    return formatReport(summarise(a), summarise(b), samples, {
-      chatWrapper: baseline.chatWrapperName,
-      threads,
-    });
+    const ttft = await measureTtft(baseline.run, ours.run, samples * 3);
+    return `${formatReport(summarise(a), summarise(b), samples, { chatWrapper: baseline.chatWrapperName, threads })}\n${ttft}`;
   } finally {
     await ours.close();
     await baseline.close();

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import type {
   ChatWrapper,
   Llama,
+  LlamaChat,
   LlamaContext,
   LlamaContextSequence,
   LlamaModel,
@@ -67,7 +68,10 @@ export interface EmbeddedRuntimeInfo {
   readonly totalLayers: number;
 }
 
-/** Everything one loaded model needs: the module, llama.cpp, the model, one context sequence, the chat format. */
+/**
+ * Everything one loaded model needs: the module, llama.cpp, the model, one context sequence, the chat format and
+ * the chat that generates on that sequence.
+ */
 export interface EmbeddedRuntime {
   readonly module: NodeLlamaCppModule;
   readonly llama: Llama;
@@ -77,6 +81,12 @@ export interface EmbeddedRuntime {
   readonly context: LlamaContext;
   readonly sequence: LlamaContextSequence;
   readonly chatWrapper: ChatWrapper;
+  /**
+   * The LlamaChat every call without a forced tool call uses. node-llama-cpp's chat keeps no conversation between
+   * calls (each call passes its whole history; the sequence holds the evaluated tokens, whose common prefix the
+   * next call reuses), so one serves every conversation, as a LlamaChatSession keeps one.
+   */
+  readonly chat: LlamaChat;
   readonly info: EmbeddedRuntimeInfo;
 }
 
@@ -167,7 +177,9 @@ async function prepareModel(
     gpuLayers: model.gpuLayers,
     totalLayers: model.fileInsights.totalLayers,
   };
-  return { ...loaded, context, sequence: context.getSequence(), chatWrapper: chat.wrapper, info };
+  const sequence = context.getSequence();
+  const llamaChat = new module.LlamaChat({ contextSequence: sequence, chatWrapper: chat.wrapper });
+  return { ...loaded, context, sequence, chatWrapper: chat.wrapper, chat: llamaChat, info };
 }
 
 /**
@@ -214,8 +226,9 @@ function checkCounts(options: RuntimeOptions): void {
   }
 }
 
-/** Frees the context, the model and llama.cpp (unless the caller passed it in). */
+/** Frees the chat, the context, the model and llama.cpp (unless the caller passed it in). */
 export async function disposeRuntime(runtime: EmbeddedRuntime): Promise<void> {
+  runtime.chat.dispose({ disposeSequence: false });
   await runtime.sequence.dispose();
   await runtime.context.dispose();
   await runtime.model.dispose();

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -257,6 +258,26 @@ describe('EmbeddedLlamaEngine on a tiny random GGUF model', () => {
     ]);
     expect(results[0]?.content).toBe(results[1]?.content);
     expect(results[2]?.finishReason).toBe('tool_calls');
+  });
+
+  it('serves unrelated conversations on one chat: same answers, prompt prefix reused, no listener left on the signal', async (context) => {
+    requireLlama(context);
+    const { signal } = new AbortController();
+    const other: readonly Message[] = [
+      { role: 'system', content: 'You are a terse assistant.' },
+      { role: 'user', content: 'Name a colour.' },
+    ];
+    const first = await engine.generate(QUESTION, { ...SHORT, signal });
+    await engine.generate(other, { ...SHORT, signal });
+    await engine.generate(other, { ...SHORT, tools: TOOLS, toolChoice: 'required', signal });
+    const again = await engine.generate(QUESTION, { ...SHORT, signal });
+    const repeated = await engine.generate(QUESTION, { ...SHORT, signal });
+    expect(again.content).toBe(first.content);
+    expect(repeated.content).toBe(first.content);
+    // After another conversation only the differing tail is evaluated; repeating it reuses (nearly) all of it.
+    expect(repeated.usage.promptTokens).toBeLessThan(again.usage.promptTokens);
+    expect(repeated.usage.promptTokens).toBeLessThanOrEqual(1);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('reports what it runs with: the GGUF chat template, the configured context size and threads', async (context) => {
