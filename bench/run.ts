@@ -10,6 +10,7 @@ import { memoryBenchSuite } from './memory.bench.js';
 import { sandboxStartupSuite } from './sandbox.bench.js';
 import { schedulerBench } from './scheduler.bench.js';
 import { schedulerCrashBench } from './scheduler-crash.bench.js';
+import { sessionHistoryBench } from './session-history.bench.js';
 import { toolCallFormatsBench } from './tool-call-formats.bench.js';
 import { eventsSeen, toolExecutorSuite } from './tool-executor.bench.js';
 
@@ -68,3 +69,4 @@ console.log(`${await cliStartupReport({ samples: quick ? 5 : 30 })}\n`);
 console.log(`${await embeddedBench({ quick })}\n`);
 console.log(`${await downloadBench({ quick })}\n`);
 console.log(`${await toolCallFormatsBench({ quick })}\n`);
+console.log(`${await sessionHistoryBench({ quick })}\n`);
