@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAgentsCommand } from './agents-command.js';
 import { registerAskCommand } from './ask-command.js';
+import { opensChatByDefault, registerChatCommand } from './chat-command.js';
 import { CliExit, ExitCode, errorJson, exitCodeOf, formatError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { CliSession } from './cli-output.js';
@@ -21,6 +22,7 @@ Examples:
   $ jarvis ask "What is the capital of France?"
   $ jarvis ask --agent orchestrator --tools calculator,think "What is 15% of 340?"
   $ echo "Summarise: ..." | jarvis ask --json
+  $ jarvis chat --tools calculator,think
   $ jarvis ask --session trip "Plan three days in Lisbon" && jarvis ask --continue "Cheaper?"
   $ jarvis ask --engine openai --base-url http://127.0.0.1:8000/v1 --model my-model "Hi"
   $ jarvis memory index ./docs && jarvis ask "What do the docs say about X?"
@@ -50,9 +52,9 @@ export function createProgram(cliIo: CliIo): Command {
       writeErr: (text) => io.stderr.write(text),
     })
     .exitOverride();
-  // `jarvis chat` (registerChatCommand) goes right after ask when it lands.
   for (const register of [
     registerAskCommand,
+    registerChatCommand,
     registerSessionsCommand,
     registerToolsCommand,
     registerAgentsCommand,
@@ -81,7 +83,9 @@ export async function runCli(argv: readonly string[], cliIo: CliIo): Promise<num
     command.exitOverride();
   });
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    // `jarvis` alone on a terminal opens a chat; piped, it prints the help as before.
+    const args = opensChatByDefault(argv, io) ? ['chat'] : argv;
+    await program.parseAsync([...args], { from: 'user' });
     return ExitCode.ok;
   } catch (thrown) {
     const error = explainMissingPackage(thrown);
