@@ -75,6 +75,16 @@ export interface InferenceEngine {
   health(options?: SignalOptions): Promise<boolean>;
   /** Releases connections, processes and loaded models; calling it twice is harmless. */
   close(): Promise<void>;
+  /**
+   * The context window `model` runs with on this engine, in tokens, when the engine knows it (the embedded
+   * engine's loaded context, a server's reported limit); `undefined` when it cannot tell.
+   */
+  contextTokens?(model: string, options?: SignalOptions): Promise<number | undefined>;
+  /**
+   * How many prompt tokens `messages` (and the offered tools) take with the model's own tokenizer and chat
+   * format, when the engine can count them; `undefined` when it cannot.
+   */
+  countTokens?(messages: readonly Message[], options: GenerateOptions): Promise<number | undefined>;
 }
 
 /** Options of an `EngineError`. */

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Registry } from '../core/index.js';
+import { type InferenceEngine, type Message, Registry } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { configFromToml } from './config/index.js';
 import { buildSystem, type JarvisSystem } from './system.js';
@@ -19,7 +19,7 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-function systemWith(engine: ScriptedEngine, env: Record<string, string> = {}): JarvisSystem {
+function systemWith(engine: InferenceEngine, env: Record<string, string> = {}): JarvisSystem {
   const { config } = configFromToml('', join(home, 'config.toml'), {
     home,
     cwd: home,
@@ -110,5 +110,51 @@ describe('runs in a session', () => {
     const named = await system.openSession('fresh');
     expect(named.name).toBe('fresh');
     expect((await system.openSession('fresh')).id).toBe(named.id);
+  });
+
+  it("fits the history into the engine's context, counted with the engine's tokenizer, folding old turns", async () => {
+    const engine = new ScriptedEngine([
+      assistantReply('first answer'),
+      assistantReply('They talked about the first question.'),
+      assistantReply('second answer'),
+    ]);
+    const counted: number[] = [];
+    // An engine with a 1,024-token context whose tokenizer makes two characters a token (and 4 per message).
+    const counting: InferenceEngine = {
+      engineId: engine.engineId,
+      generate: (messages, options) => engine.generate(messages, options),
+      stream: (messages, options) => engine.stream(messages, options),
+      listModels: () => engine.listModels(),
+      health: () => engine.health(),
+      close: () => engine.close(),
+      contextTokens: async () => 1024,
+      countTokens: async (messages: readonly Message[]) => {
+        counted.push(messages.length);
+        return messages.reduce((sum, m) => sum + Math.ceil(m.content.length / 2) + 4, 0);
+      },
+    };
+    const system = systemWith(counting);
+    const session = await system.openSession();
+    const padding = ` ${'x'.repeat(900)}`;
+    await system.runInSession(session.id, `first question${padding}`, {
+      agent: 'simple',
+      maxTokens: 200,
+    });
+    const second = await system.runInSession(session.id, `second question${padding}`, {
+      agent: 'simple',
+      maxTokens: 200,
+    });
+    expect(counted.length).toBeGreaterThan(0);
+    expect(second.history).toMatchObject({
+      contextTokens: 1024,
+      keptTurns: 0,
+      summaryUpdated: true,
+    });
+    // The summary was asked for between the two answers, without tools, and went along with the question.
+    expect(engine.calls[1]?.options.tools ?? []).toEqual([]);
+    const sent = engine.calls[2]?.messages ?? [];
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(sent[0]?.content).toContain('They talked about the first question.');
+    expect((await system.sessions().find(session.id))?.summary?.throughSeq).toBe(1);
   });
 });

@@ -35,6 +35,8 @@ export interface SessionTurnDeps {
   readonly store: SessionStore;
   readonly prepare: (query: string, request: RunRequest) => Promise<PreparedRun>;
   readonly history: HistoryPreparer;
+  /** Told about each completed turn (to calibrate token counting on what the engine reported). */
+  readonly learn?: (run: PreparedRun, report: HistoryReport, result: AgentResult) => void;
   readonly clock: Clock;
   readonly redact: Redactor;
 }
@@ -70,6 +72,7 @@ export async function runSessionTurn(
     await storeFailedTurn(deps, sessionId, query, run, error, started);
     throw error;
   }
+  deps.learn?.(run, history.report, result);
   const turn = await storeTurn(deps, sessionId, query, run, result, 'completed', started);
   return finished(deps, sessionId, run, result, turn, history.report);
 }
@@ -82,12 +85,13 @@ export async function* streamSessionTurn(
   request: RunRequest,
 ): AsyncGenerator<AgentStreamEvent> {
   const started = deps.clock.nowMs();
-  const { run } = await prepareSessionRun(deps, sessionId, query, request);
+  const { run, history } = await prepareSessionRun(deps, sessionId, query, request);
   try {
     const events: AsyncIterable<AgentStreamEvent> =
       run.agent.stream?.(query, run.context, signalOf(request)) ?? runAsStream(run, query, request);
     for await (const event of events) {
       if (event.type === 'result') {
+        deps.learn?.(run, history.report, event.result);
         await storeTurn(deps, sessionId, query, run, event.result, 'completed', started);
       }
       yield event;

@@ -42,7 +42,6 @@ import { useEmbeddedRuntimeIn } from './embedded-runtime-location.js';
 import { selectEngine } from './engine-selection.js';
 import type { EngineRequestLogCallback } from './engine-settings.js';
 import {
-  type HistoryPreparer,
   runSessionTurn,
   type SessionRunResult,
   type SessionTurnDeps,
@@ -59,7 +58,7 @@ import {
   type RunRequest,
   requestedTools,
 } from './system-run.js';
-import { openSessionStore, sessionHistoryPreparer } from './system-sessions.js';
+import { openSessionStore, type SessionHistory, sessionHistory } from './system-sessions.js';
 import { createRegisteredTool, type ToolDependencies, unknownToolError } from './system-tools.js';
 
 /** The registries a system builds from (the global ones by default, with the built-ins added). */
@@ -131,7 +130,7 @@ export class JarvisSystem {
   #schedulerStore: SchedulerStore | undefined;
   #telemetry: TelemetryStore | undefined;
   #sessions: SessionStore | undefined;
-  #sessionHistory: HistoryPreparer | undefined;
+  #sessionHistory: SessionHistory | undefined;
   #codeInterpreter: CodeInterpreterTool | undefined;
   #mcp: Promise<McpToolSource> | undefined;
   #closing: Promise<void> | undefined;
@@ -238,11 +237,12 @@ export class JarvisSystem {
 
   #sessionDeps(): SessionTurnDeps {
     const store = this.sessions();
-    this.#sessionHistory ??= sessionHistoryPreparer(store, this.config);
+    this.#sessionHistory ??= sessionHistory(store, this.config);
     return {
       store,
       prepare: (query, request) => this.prepare(query, request),
-      history: this.#sessionHistory,
+      history: this.#sessionHistory.prepare,
+      learn: this.#sessionHistory.learn,
       clock: this.#options.clock ?? systemClock,
       redact: this.redact,
     };

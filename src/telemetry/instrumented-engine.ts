@@ -116,6 +116,19 @@ export class InstrumentedEngine implements InferenceEngine {
   }
 
   /** Asks the wrapped engine (not measured). */
+  /** The wrapped engine's context window for `model`, if it reports one. */
+  contextTokens(model: string, options?: SignalOptions): Promise<number | undefined> {
+    return this.#engine.contextTokens?.(model, options) ?? Promise.resolve(undefined);
+  }
+
+  /** The wrapped engine's prompt token count, if it can count. */
+  countTokens(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): Promise<number | undefined> {
+    return this.#engine.countTokens?.(messages, options) ?? Promise.resolve(undefined);
+  }
+
   listModels(options?: SignalOptions): Promise<readonly string[]> {
     return this.#engine.listModels(options);
   }

@@ -292,6 +292,28 @@ describe('EmbeddedLlamaEngine on a tiny random GGUF model', () => {
     expect(await engine.load()).toBe(engine.runtimeInfo());
   });
 
+  it("reports its context size and counts prompt tokens with the model's tokenizer and chat format", async (context) => {
+    requireLlama(context);
+    expect(await engine.contextTokens('tiny')).toBe(4096);
+    const one = await engine.countTokens([{ role: 'user', content: 'Hello there' }], {
+      model: 'tiny',
+    });
+    const two = await engine.countTokens(
+      [
+        { role: 'user', content: 'Hello there' },
+        { role: 'assistant', content: 'General Kenobi, what a long answer this is.' },
+      ],
+      { model: 'tiny' },
+    );
+    const withTools = await engine.countTokens([{ role: 'user', content: 'Hello there' }], {
+      model: 'tiny',
+      tools: [WEATHER],
+    });
+    expect(one).toBeGreaterThan(3);
+    expect(two).toBeGreaterThan(one ?? 0);
+    expect(withTools).toBeGreaterThan(one ?? 0);
+  });
+
   it('lists its model and reports healthy', async (context) => {
     requireLlama(context);
     expect(await engine.listModels()).toEqual(['tiny']);

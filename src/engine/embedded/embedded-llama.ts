@@ -20,6 +20,7 @@ import {
   type InferenceEngine,
   JarvisError,
   type Message,
+  type SignalOptions,
   type StreamChunk,
   splitReasoning,
   systemClock,
@@ -147,6 +148,29 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
       (error: unknown) => queue.fail(error),
     );
     return queue;
+  }
+
+  /** The loaded context's size in tokens (loads the model when it is not loaded yet). */
+  async contextTokens(_model: string, _options?: SignalOptions): Promise<number | undefined> {
+    const runtime = this.#loaded ?? (await this.#load());
+    return runtime.context.contextSize;
+  }
+
+  /**
+   * The prompt tokens of `messages` and the offered tools exactly as this model's chat format lays them out and
+   * its tokenizer splits them (loads the model when it is not loaded yet).
+   */
+  async countTokens(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): Promise<number | undefined> {
+    const runtime = this.#loaded ?? (await this.#load());
+    const selection = selectFunctions(options.tools, options.toolChoice);
+    const state = runtime.chatWrapper.generateContextState({
+      chatHistory: toChatHistory(messages),
+      ...(selection.functions === undefined ? {} : { availableFunctions: selection.functions }),
+    });
+    return state.contextText.tokenize(runtime.model.tokenizer).length;
   }
 
   /**
