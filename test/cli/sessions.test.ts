@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import {
   type ScriptedServerOptions,
   startScriptedOpenAIServer,
 } from '../../src/testing/index.js';
+import { BUILT_CLI } from '../support/cli-build.js';
 import { type CliRun, runCli } from '../support/run-cli.js';
 
 const homes: string[] = [];
@@ -60,6 +62,43 @@ afterAll(async () => {
 });
 
 describe('jarvis ask --session / --continue', () => {
+  it('continues cleanly after the process is killed mid-turn: the cut turn is not there', async () => {
+    const server = await startServer({
+      script: [
+        { content: 'First answer.' },
+        { fault: 'trickle', intervalMs: 40, text: 'partial ' },
+        { content: 'After the crash.' },
+      ],
+    });
+    const home = await tempHome();
+    expect((await ask(server, home, ['--session', 'crash', 'First question?'])).code).toBe(0);
+    const args = ['ask', '--engine', 'openai', '--base-url', server.baseUrl, '--model', 'm'];
+    const child = spawn(process.execPath, [BUILT_CLI, ...args, '--session', 'crash', 'Cut?'], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...envFor(home) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve) => {
+      let seen = '';
+      child.stdout.on('data', (data: Buffer) => {
+        seen += data.toString();
+        if (seen.includes('partial partial')) resolve();
+      });
+    });
+    child.kill('SIGKILL');
+    await exited;
+    const third = await ask(server, home, ['--session', 'crash', 'Still there?']);
+    expect(third).toMatchObject({ code: 0, stdout: 'After the crash.\n' });
+    expect(sentMessages(modelRequests(server)[2]).map((m) => m.content)).toEqual([
+      'First question?',
+      'First answer.',
+      'Still there?',
+    ]);
+    const shown = JSON.parse((await jarvis(home, ['sessions', 'show', 'crash', '--json'])).stdout);
+    expect(JSON.stringify(shown)).not.toContain('Cut?');
+    expect(JSON.stringify(shown)).toContain('Still there?');
+  }, 60_000);
+
   it('adds each question to the named session: the second request holds the first turn; --json reports it', async () => {
     const server = await startServer({
       script: [{ content: 'Hello Ana.' }, { content: 'Your name is Ana.' }],
