@@ -17,7 +17,7 @@ const distUrl = (path: string) => new URL(`../dist/${path}`, import.meta.url).hr
 const { toolCallFormatsFor } = (await import(
   distUrl('engine/wire/formats/family-formats.js')
 )) as typeof FamilyFormats;
-const { readTextToolCalls } = (await import(
+const { readTextToolCalls, readVisibleText } = (await import(
   distUrl('engine/wire/formats/read-text-tool-calls.js')
 )) as typeof ReadTextToolCalls;
 const { TextToolCallBuffer } = (await import(
@@ -671,9 +671,12 @@ function heldProseRows(text: string): string[][] {
 }
 
 /** Special tokens a reader cuts out around calls; none may reach the user before the reply is read. */
-const MARKUP = /<\|[A-Za-z_]+\|>|^all\n|>>>all\n/;
+const MARKUP = /<\|[A-Za-z_]+\|>|^all\n|>>>all\n|^analysis|assistantfinal/;
 
-/** No-call replies written in a family's markup (the reader keeps a reply with no call as it is). */
+/**
+ * No-call replies written in a family's markup: the user sees only their visible text (the final channel, the
+ * `all` text, the response), streamed from where it begins; the reasoning goes apart.
+ */
 const MARKUP_REPLIES: readonly {
   readonly name: string;
   readonly model: string;
@@ -686,6 +689,11 @@ const MARKUP_REPLIES: readonly {
       `<|channel|>analysis<|message|>Let me think.<|end|><|start|>assistant<|channel|>final<|message|>${text}<|return|>`,
   },
   {
+    name: 'gpt-oss stripped (analysis…assistantfinal)',
+    model: 'gpt-oss-20b',
+    write: (text) => `analysisLet me think.assistantfinal${text}`,
+  },
+  {
     name: 'functionary-v3.2 all',
     model: 'functionary-small-v3.2',
     write: (text) => `all\n${text}`,
@@ -696,24 +704,34 @@ const MARKUP_REPLIES: readonly {
     write: (text) => `<|START_RESPONSE|>${text}<|END_RESPONSE|>`,
   },
   {
+    name: 'command-r7b thinking + response',
+    model: 'command-r7b',
+    write: (text) =>
+      `<|START_THINKING|>Let me think.<|END_THINKING|><|START_RESPONSE|>${text}<|END_RESPONSE|>`,
+  },
+  {
     name: 'gigachat3 message end',
     model: 'gigachat3-10b',
     write: (text) => `${text}<|message_sep|>`,
   },
 ];
 
-/** Rows for no-call replies in a family's markup: what streamed early, and whether markup leaked early. */
+/**
+ * Rows for no-call replies in a family's markup: the share of the visible text (what the non-streaming read
+ * shows) that streamed early, whether the streamed text equals it, and whether markup leaked early.
+ */
 function markupRows(text: string): string[][] {
   return MARKUP_REPLIES.map(({ name, model, write }) => {
     const reply = write(text);
     const run = streamThrough(reply, model, 5);
+    const visible = readVisibleText(reply, { model })?.content ?? reply;
     const notes = [
-      run.text === reply ? '' : 'TEXT CHANGED',
+      run.text === visible ? 'text == non-streaming' : 'STREAMED TEXT != READ TEXT',
       MARKUP.test(run.text.slice(0, run.early)) ? 'MARKUP PASSED ON EARLY' : 'no markup early',
     ];
     const note = notes.filter((line) => line !== '').join('; ');
-    const share = percent(run.early / reply.length);
-    return [`no call, ${name}`, String(reply.length), String(run.early), share, note];
+    const share = percent(run.early / visible.length);
+    return [`no call, ${name}`, String(visible.length), String(run.early), share, note];
   });
 }
 

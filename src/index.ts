@@ -155,6 +155,7 @@ export {
   pullModel,
   RECOMMENDED_MODEL,
   readTextToolCalls,
+  readVisibleText,
   recommendModel,
   type ToolCallFormat,
 } from './engine/index.js';

@@ -83,6 +83,7 @@ export {
   type FoundTextToolCalls,
   type ReadTextToolCallsOptions,
   readTextToolCalls,
+  readVisibleText,
 } from './wire/formats/read-text-tool-calls.js';
 export {
   chooseToolCallFormats,
@@ -98,6 +99,7 @@ export type {
   ReadToolCalls,
   TextCall,
   ToolCallFormat,
+  VisibleText,
 } from './wire/formats/tool-call-format.js';
 export {
   extractTextToolCalls,

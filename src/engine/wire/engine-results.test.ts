@@ -20,6 +20,25 @@ const PARSED: ParsedCompletion = {
 };
 
 describe('withTextToolCalls', () => {
+  it('keeps only the visible text of a reply with no call in a family markup, its reasoning added', () => {
+    const parsed: ParsedCompletion = {
+      ...PARSED,
+      content:
+        '<|channel|>analysis<|message|>The user greets.<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|return|>',
+      reasoning: 'Earlier.',
+      model: 'gpt-oss-20b',
+    };
+    expect(withTextToolCalls(parsed, toolSet('calculator'), makeId)).toEqual({
+      ...parsed,
+      content: 'Hello!',
+      reasoning: 'Earlier.\n\nThe user greets.',
+    });
+    const prose = { ...PARSED, content: 'The analysis of all\nthe final answers.' };
+    expect(withTextToolCalls(prose, toolSet('calculator'), makeId)).toBe(prose);
+    // With no tool offered nothing is read (the stream passes such replies straight on too).
+    expect(withTextToolCalls(parsed, toolSet(), makeId)).toBe(parsed);
+  });
+
   it('moves calls of the named tools out of the text', () => {
     expect(withTextToolCalls(PARSED, toolSet('calculator'), makeId)).toEqual({
       ...PARSED,

@@ -75,3 +75,29 @@ describe('createCallStarts', () => {
     expect(decide('analysisThe user', undefined, true)).toEqual({ kind: 'call' });
   });
 });
+
+describe('createCallStarts: where visible text begins after held markup', () => {
+  it("finds each family's opener, and none for formats without one", () => {
+    const set = starts('functionary-small-v3.2');
+    const harmony = '<|channel|>analysis<|message|>x<|end|><|channel|>final<|message|>Hi';
+    expect(set.findOpener(harmony, 0)).toEqual({ index: 38, end: harmony.length - 2 });
+    expect(set.findOpener('analysisx assistantfinalHi', 0)).toEqual({ index: 10, end: 24 });
+    expect(set.findOpener('<|START_RESPONSE|>Hi', 0)).toEqual({ index: 0, end: 18 });
+    expect(set.findOpener('all\nHi', 0)).toEqual({ index: 0, end: 4 });
+    expect(set.findOpener('all\nHi', 1)).toBeUndefined();
+    expect(set.openerLength).toBe('<|channel|>final<|message|>'.length);
+    const none = createCallStarts({ formats: [], names: NAMES });
+    expect(none.findOpener('all\n<|START_RESPONSE|>', 0)).toBeUndefined();
+    expect(none.openerLength).toBe(0);
+  });
+
+  it('holds GPT-OSS headers left by stripped tokens, and a channel word until its follower is known', () => {
+    expect(starts().find('Checking.assistantcommentary to=x', 0)).toEqual({
+      index: 9,
+      needle: 'assistantcommentary',
+    });
+    expect(decide('commentary  <|channel|>')).toEqual({ kind: 'call' });
+    expect(decide('commentary  to')).toEqual({ kind: 'hold' });
+    expect(decide('commentary on it')).toEqual({ kind: 'text', length: 10 });
+  });
+});

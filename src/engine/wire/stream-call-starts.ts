@@ -33,6 +33,8 @@ const candidate = (length: number): StartDecision => ({ kind: 'candidate', lengt
 /** The starts whose checks look at what follows them; every other start is held to the end. */
 const CHECKED_STARTS = ['{', '[', '```', 'functools'] as const;
 const CHANNEL_WORDS = ['commentary', 'analysis', 'final'] as const;
+/** GPT-OSS headers with the special tokens stripped (`…assistantcommentary to=…`): held to the end. */
+const STRIPPED_HEADERS = CHANNEL_WORDS.map((word) => `assistant${word}`);
 const RECIPIENT = 'to=';
 
 /**
@@ -66,6 +68,17 @@ const MARKUP_BY_FORMAT: ReadonlyMap<string, readonly string[]> = new Map([
   ['gigachat3', ['<|message_sep|>']],
 ]);
 
+/**
+ * Where the text for the user begins after a family's markup that is held (GPT-OSS's final channel, with its
+ * tokens or stripped; Functionary's `all` segment; Command R's response): there the stream may go on, the markup
+ * before it left out, once the reply up to it is read to hold no call and no visible text.
+ */
+const OPENERS_BY_FORMAT: ReadonlyMap<string, readonly string[]> = new Map([
+  ['gpt-oss', ['<|channel|>final<|message|>', 'assistantfinal']],
+  ['functionary-v3.2', ['all\n']],
+  ['command-r7b', ['<|START_RESPONSE|>']],
+]);
+
 /** The possible call starts of a set of formats, and the check that decides what text at each one is. */
 export interface CallStarts {
   /** Every start, longest first (so at one index the longest wins). */
@@ -82,6 +95,13 @@ export interface CallStarts {
   checkFor(needle: string): StartCheck | undefined;
   /** The check at the first non-space character of a reply (a reply that is nothing but calls, headers). */
   replyStart(): StartCheck;
+  /** The next place in `text` from `from` where visible text may begin after held markup (see the openers). */
+  findOpener(
+    text: string,
+    from: number,
+  ): { readonly index: number; readonly end: number } | undefined;
+  /** The length of the longest opener (0 when the formats have none). */
+  readonly openerLength: number;
 }
 
 /** Options of `createCallStarts`. */
@@ -97,7 +117,10 @@ export function createCallStarts(options: CallStartsOptions): CallStarts {
   const { formats, names } = options;
   const named = new Set(formats.map((format) => format.name));
   const gptOss = named.has('gpt-oss');
-  const markup = formats.flatMap((format) => MARKUP_BY_FORMAT.get(format.name) ?? []);
+  const markup = [
+    ...formats.flatMap((format) => MARKUP_BY_FORMAT.get(format.name) ?? []),
+    ...(gptOss ? STRIPPED_HEADERS : []),
+  ];
   const checked = new Set<string>([
     ...CHECKED_STARTS,
     ...(gptOss ? [...CHANNEL_WORDS, RECIPIENT] : []),
@@ -118,6 +141,11 @@ export function createCallStarts(options: CallStartsOptions): CallStarts {
     byFirst.set(needle.charAt(0), list);
   }
   const longest = needles[0]?.length ?? 0;
+  const openers = [
+    ...new Set(formats.flatMap((format) => OPENERS_BY_FORMAT.get(format.name) ?? [])),
+  ];
+  const opener =
+    openers.length === 0 ? undefined : new RegExp(openers.map(escapeRegExp).join('|'), 'g');
   return {
     needles,
     longestAt(value, index) {
@@ -156,6 +184,15 @@ export function createCallStarts(options: CallStartsOptions): CallStarts {
       return undefined;
     },
     replyStart: () => new ReplyStartCheck(names, gptOss, named.has('functionary-v3.2')),
+    findOpener(value, from) {
+      if (opener === undefined) return undefined;
+      opener.lastIndex = from;
+      const match = opener.exec(value);
+      return match === null
+        ? undefined
+        : { index: match.index, end: match.index + match[0].length };
+    },
+    openerLength: Math.max(0, ...openers.map((value) => value.length)),
   };
 }
 
@@ -302,16 +339,18 @@ class FenceCheck implements StartCheck {
 class FollowedCheck implements StartCheck {
   readonly #length: number;
   readonly #follows: readonly string[];
+  readonly #longest: number;
 
   constructor(length: number, follows: readonly string[]) {
     this.#length = length;
     this.#follows = follows;
+    this.#longest = Math.max(...follows.map((follow) => follow.length));
   }
 
   next(value: string, start: number): StartDecision {
     const at = skipSpaces(value, start + this.#length);
     if (at >= value.length) return HOLD;
-    const rest = value.slice(at, at + 8);
+    const rest = value.slice(at, at + this.#longest);
     for (const follow of this.#follows) {
       if (rest.startsWith(follow)) return CALL;
       if (follow.startsWith(rest)) return HOLD;

@@ -157,6 +157,64 @@ describe('TextToolCallBuffer', () => {
   });
 });
 
+describe('TextToolCallBuffer: the visible text of replies in a family markup', () => {
+  const answer = 'The weather in Paris is sunny and warm today, with a light breeze.';
+
+  it('streams the text after the markup as it comes, the reasoning first and apart, the markup never', () => {
+    const cases: readonly (readonly [string, string, string])[] = [
+      [
+        'gpt-oss-20b',
+        `<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>${answer}<|return|>`,
+        'Think.',
+      ],
+      ['gpt-oss-20b', `analysisThink.assistantfinal ${answer}`, 'Think.'],
+      ['functionary-small-v3.2', `all\n${answer}`, ''],
+      [
+        'command-r7b',
+        `<|START_THINKING|>Plan.<|END_THINKING|><|START_RESPONSE|>${answer}<|END_RESPONSE|>`,
+        'Plan.',
+      ],
+      ['gigachat-3', `${answer}<|message_sep|>`, ''],
+    ];
+    for (const [model, reply, reasoning] of cases) {
+      const buffer = new TextToolCallBuffer(toolSet('get_weather'), model, makeId);
+      const passed = [...buffer.pass(chunksAt(reply, 3))];
+      const ended = [...buffer.end([], END)];
+      expect(streamedText(passed), model).toBe(answer);
+      expect(streamedText(ended), model).toBe('');
+      const all = [...passed, ...ended];
+      expect(streamedReasoning(all), model).toBe(reasoning);
+      const firstText = all.findIndex((chunk) => chunk.type === 'text_delta');
+      const firstReasoning = all.findIndex((chunk) => chunk.type === 'reasoning_delta');
+      if (reasoning !== '') expect(firstReasoning).toBeLessThan(firstText);
+      expect(ended.at(-1)).toMatchObject({ type: 'end', finishReason: 'stop' });
+    }
+  });
+
+  it('holds a reply whose markup before the visible text holds a call, and reads the call at the end', () => {
+    const replies = [
+      'get_weather\n{"city": "Paris"}>>>all\nDone.',
+      '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|><|start|>assistant<|channel|>final<|message|>Done.',
+    ];
+    for (const reply of replies) {
+      const model = reply.startsWith('<') ? 'gpt-oss-20b' : 'functionary-small-v3.2';
+      const buffer = new TextToolCallBuffer(toolSet('get_weather'), model, makeId);
+      expect(streamedText([...buffer.pass(chunksAt(reply, 2))])).toBe('');
+      const ended = [...buffer.end([], END)];
+      expect(streamedText(ended)).toBe('Done.');
+      expect(ended.filter((chunk) => chunk.type === 'tool_call')).toHaveLength(1);
+    }
+  });
+
+  it('reads only a few openers of a long held reply (linear time)', () => {
+    const reply = `get_weather\n{"x": 1}${'>>>all\nmore '.repeat(100_000)}`;
+    const started = performance.now();
+    const buffer = new TextToolCallBuffer(toolSet('get_weather'), 'functionary-small-v3.2', makeId);
+    expect(streamedText([...buffer.pass(chunksAt(reply, 20))])).toBe('');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------------
 // The property: streamed text + calls == what the non-streaming path gives, for every reply of the test corpora
 
@@ -200,6 +258,48 @@ const EXTRA_REPLIES: readonly string[] = [
   `Use 'quotes' {it's} then <tool_call>${WEATHER_CALL}</tool_call> and after.`,
 ];
 
+const HARMONY_CALL =
+  '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>';
+const COMMAND_R_CALL =
+  '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>';
+
+/** Replies in a family's markup that show the user only part of their text, with and without calls. */
+const VISIBLE_REPLIES: readonly string[] = [
+  '<|channel|>analysis<|message|>The user says hi.<|end|><|start|>assistant<|channel|>final<|message|>Hello! How can I help?<|return|>',
+  '<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>\n  Spaced answer with {"a": 1} and [x](y).<|end|>',
+  '<|channel|>final<|message|>Only final.',
+  '<|channel|>analysis<|message|>Cut off while thinking',
+  `<|channel|>analysis<|message|>Need weather.<|end|>${HARMONY_CALL}`,
+  `<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>final<|message|>Checking.<|end|>${HARMONY_CALL}`,
+  '<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Text with final<|message|> inside.',
+  'analysisThe user says hi.assistantfinalHello! How can I help?',
+  'analysisNeed weather.assistantcommentary to=functions.get_weather json{"city": "Paris"}',
+  'analysisThink.assistantfinalChecking.assistantcommentary to=functions.get_weather json{"city": "Paris"}',
+  'assistantfinal Just the answer.',
+  'all\nThe weather is fine today.',
+  '>>>all\nFirst part.>>>all\nSecond part.',
+  'all\nLet me check.>>>get_weather\n{"city": "Paris"}',
+  'get_weather\n{"city": "Paris"}>>>all\nDone.',
+  'all\n',
+  '<|START_THINKING|>Plan it.<|END_THINKING|><|START_RESPONSE|>Hello there!<|END_RESPONSE|><|END_OF_TURN_TOKEN|>',
+  `<|START_THINKING|>Need weather.<|END_THINKING|>${COMMAND_R_CALL}`,
+  `<|START_RESPONSE|>Checking.<|END_RESPONSE|>${COMMAND_R_CALL}`,
+  '<|START_THINKING|>Unclosed plan<|START_RESPONSE|>Answer.',
+  '<|START_RESPONSE|>  Answer in a response.',
+  'Hello there.<|message_sep|>\n',
+  'One.<|message_sep|> Two.',
+  `Checking.<|message_sep|>function call<|role_sep|>\n${WEATHER_CALL}`,
+];
+
+/** The models whose formats read `VISIBLE_REPLIES`. */
+const VISIBLE_MODELS = [
+  undefined,
+  'gpt-oss-20b',
+  'functionary-small-v3.2',
+  'command-r7b',
+  'gigachat-3',
+] as const;
+
 /** Every string literal of the readers' test files (replies, and prose: test names), with the models to try. */
 function corpus(): { readonly reply: string; readonly models: readonly (string | undefined)[] }[] {
   const dir = new URL('./', import.meta.url);
@@ -225,9 +325,13 @@ function corpus(): { readonly reply: string; readonly models: readonly (string |
     ].map((name) => [`formats/${name}.test.ts`, [undefined]] as const),
   ];
   const seen = new Set<string>();
-  const out: { reply: string; models: readonly (string | undefined)[] }[] = EXTRA_REPLIES.map(
-    (reply) => ({ reply, models: [undefined, 'gpt-oss-20b', 'functionary-small-v3.2'] }),
-  );
+  const out: { reply: string; models: readonly (string | undefined)[] }[] = [
+    ...EXTRA_REPLIES.map((reply) => ({
+      reply,
+      models: [undefined, 'gpt-oss-20b', 'functionary-small-v3.2'],
+    })),
+    ...VISIBLE_REPLIES.map((reply) => ({ reply, models: VISIBLE_MODELS })),
+  ];
   for (const [file, models] of files) {
     for (const reply of stringLiterals(readFileSync(new URL(file, dir), 'utf8'))) {
       if (reply.length < 6 || seen.has(reply)) continue;
@@ -283,15 +387,22 @@ function streamedText(chunks: readonly StreamChunk[]): string {
   return chunks.map((chunk) => (chunk.type === 'text_delta' ? chunk.text : '')).join('');
 }
 
+/** The reasoning text of `chunks`. */
+function streamedReasoning(chunks: readonly StreamChunk[]): string {
+  return chunks.map((chunk) => (chunk.type === 'reasoning_delta' ? chunk.text : '')).join('');
+}
+
 /** What the stream gave: its text (early: before `end`) and calls. */
 function stream(model: string | undefined, chunks: readonly StreamChunk[]) {
   const buffer = new TextToolCallBuffer(CORPUS_TOOLS, model, makeId);
-  const early = streamedText([...buffer.pass(chunks)]);
+  const passed = [...buffer.pass(chunks)];
+  const early = streamedText(passed);
   const ended = [...buffer.end([], { ...END, model: model ?? 'm' })];
   const calls = ended.flatMap((chunk) => (chunk.type === 'tool_call' ? [chunk.toolCall] : []));
   const finish = ended.at(-1);
   return {
     early,
+    reasoning: streamedReasoning([...passed, ...ended]),
     content: early + streamedText(ended),
     calls,
     finishReason: finish?.type === 'end' ? finish.finishReason : undefined,
@@ -330,8 +441,11 @@ describe('TextToolCallBuffer against the non-streaming read', () => {
         const got = stream(model, chunks);
         // Readers trim the reply around calls; leading space passed on before a call stays.
         const content = expected.toolCalls.length > 0 ? got.content.trimStart() : got.content;
+        // Reasoning a reply's markup sets apart comes with the text; a reply with a call carries none.
+        const reasoning = expected.toolCalls.length > 0 ? '' : expected.reasoning;
         if (
           content !== expected.content ||
+          (expected.toolCalls.length === 0 && got.reasoning !== reasoning) ||
           JSON.stringify(got.calls) !== JSON.stringify(expected.toolCalls) ||
           got.finishReason !== expected.finishReason
         )

@@ -1,6 +1,10 @@
 import type { StreamChunk } from '../../core/index.js';
 import { toolCallFormatsFor } from './formats/family-formats.js';
-import { type FoundTextToolCalls, readTextToolCalls } from './formats/read-text-tool-calls.js';
+import {
+  type FoundTextToolCalls,
+  readTextToolCalls,
+  readVisibleText,
+} from './formats/read-text-tool-calls.js';
 import type { OfferedToolSet, ToolCallFormat } from './formats/tool-call-format.js';
 import {
   type CallStarts,
@@ -46,12 +50,28 @@ interface OpenStart {
  * held until that start's check (see `createCallStarts`) proves it plain text (a markdown link, a JSON example
  * that is no call, a closed fence without one), which then passes on too; a start that may be a call holds the
  * rest of the answer until the end, where the held text comes out with any calls found cut out. Whitespace at
- * the end of what passed is held (readers trim around calls). Text once passed on is never taken back. With no
- * tool offered every chunk passes straight on.
+ * the end of what passed is held (readers trim around calls). Text once passed on is never taken back. A reply
+ * held from its start for a family's markup (GPT-OSS channels, Functionary `all`, Command R response tokens)
+ * streams on from where its visible text begins (`<|channel|>final<|message|>`, `all\n`, `<|START_RESPONSE|>`)
+ * once the reply up to there holds no call, the markup left out and its reasoning passed on as reasoning; the
+ * end gives what the non-streaming read gives. With no tool offered every chunk passes straight on.
  */
 export class TextToolCallBuffer {
   /** Text passed on so far. */
   #emitted = '';
+  /** The reply's text taken out of `#pending` so far: passed on, or markup left out before visible text. */
+  #consumed = '';
+  /** Reasoning passed on so far, and reasoning to pass on with the next text. */
+  #reasoningSent = '';
+  #reasoningOut = '';
+  /** Whether visible text began after held markup (it may, once, while nothing has passed on). */
+  #opened = false;
+  /** Openers still to be looked at (each costs a read of the held text), and where the search goes on. */
+  #openersLeft = MAX_OPENERS;
+  /** The end of the held text already searched for openers (an opener may begin in it). */
+  #openerTail = '';
+  /** Whitespace at the start of the visible text is left out, as the readers trim it. */
+  #trimLead = false;
   /** Text not passed on yet. */
   #pending = '';
   /** A start that may be a call was seen: the rest is held to the end. */
@@ -93,14 +113,19 @@ export class TextToolCallBuffer {
         continue;
       }
       const out = this.#accept(chunk.text);
+      if (this.#reasoningOut !== '') {
+        yield { type: 'reasoning_delta', text: this.#reasoningOut };
+        this.#reasoningSent += this.#reasoningOut;
+        this.#reasoningOut = '';
+      }
       if (out !== '') yield { type: 'text_delta', text: out };
     }
   }
 
   /**
    * Ends the stream with the assembler's last chunks: the held text without the calls found in the whole
-   * answer (none are looked for when `finish` has structured calls), the other last chunks, the found calls, the
-   * end chunk.
+   * answer (none are looked for when `finish` has structured calls) or, with none, without its family's markup
+   * (its reasoning first), the other last chunks, the found calls, the end chunk.
    */
   *end(finish: readonly StreamChunk[], end: StreamEnd): Generator<StreamChunk> {
     const hasNativeCalls = finish.some((chunk) => chunk.type === 'tool_call');
@@ -111,27 +136,46 @@ export class TextToolCallBuffer {
     }
     this.#pending += this.#parts.join('');
     this.#parts = [];
-    const whole = this.#emitted + this.#pending;
-    const found =
-      hasNativeCalls || this.#tools.names.size === 0 || whole === ''
-        ? undefined
-        : findTextToolCalls(whole, this.#tools, this.#model, this.#makeId, this.#formats);
+    const whole = this.#consumed + this.#pending;
+    const read = hasNativeCalls || this.#tools.names.size === 0 || whole === '';
+    const found = read
+      ? undefined
+      : findTextToolCalls(whole, this.#tools, this.#model, this.#makeId, this.#formats);
     const calls = found?.toolCalls ?? [];
-    const rest =
-      found !== undefined && calls.length > 0
-        ? restAfter(this.#emitted, found.content)
-        : this.#pending;
+    const visible =
+      read || calls.length > 0 ? undefined : readVisibleText(whole, this.#visibleOptions());
+    const reasoning = visible?.reasoning ?? '';
+    if (reasoning !== '' && reasoning.startsWith(this.#reasoningSent)) {
+      const more = reasoning.slice(this.#reasoningSent.length);
+      if (more !== '') yield { type: 'reasoning_delta', text: more };
+    }
+    let rest = this.#pending;
+    if (found !== undefined && calls.length > 0) rest = restAfter(this.#emitted, found.content);
+    else if (visible !== undefined) rest = restAfter(this.#emitted, visible.content);
     if (rest !== '') yield { type: 'text_delta', text: rest };
     yield* others;
     for (const toolCall of calls) yield { type: 'tool_call', toolCall };
     yield endChunk(calls.length > 0 ? { ...end, finishReason: 'tool_calls' } : end);
   }
 
+  #visibleOptions() {
+    return {
+      model: this.#model,
+      ...(this.#formats === undefined ? {} : { formats: this.#formats }),
+    };
+  }
+
   /** Takes a text delta; returns what may be passed on now. */
   #accept(text: string): string {
     if (this.#holding) {
       this.#pending += text;
-      return '';
+      return this.#mayOpen() ? this.#openVisible(this.#openerTail + text) : '';
+    }
+    if (this.#trimLead) {
+      const first = firstNonSpace(text, 0);
+      this.#consumed += text.slice(0, first);
+      text = text.slice(first);
+      this.#trimLead = text === '';
     }
     const feed = this.#open?.fed === true ? this.#open.check.feed : undefined;
     if (feed !== undefined) {
@@ -142,7 +186,44 @@ export class TextToolCallBuffer {
       this.#parts = [];
       if (this.#open !== undefined) this.#open.fed = false;
     } else this.#pending += text;
-    return this.#release(this.#scan());
+    const out = this.#release(this.#scan());
+    // Held from here on: the held text is searched once, then only each new piece.
+    return this.#holding && this.#mayOpen() ? this.#openVisible(this.#pending) : out;
+  }
+
+  /** Whether visible text may still begin after held markup: nothing passed on yet, and openers left. */
+  #mayOpen(): boolean {
+    return this.#emitted === '' && !this.#opened && this.#openersLeft > 0;
+  }
+
+  /**
+   * Looks in the held text for where a family's visible text begins (see `findOpener`); when the reply up to
+   * there holds no call and shows nothing, leaves it out (its reasoning passed on) and streams on after it.
+   */
+  #openVisible(window: string): string {
+    const pending = this.#pending;
+    const offset = pending.length - window.length;
+    for (let from = 0; this.#openersLeft > 0; ) {
+      const found = this.#starts.findOpener(window, from);
+      if (found === undefined) break;
+      from = found.index + 1;
+      this.#openersLeft -= 1;
+      const head = pending.slice(0, offset + found.end);
+      const visible = readVisibleText(head, this.#visibleOptions());
+      if (visible?.content !== '' || this.#isCall(head)) continue;
+      this.#opened = true;
+      this.#reasoningOut = visible.reasoning ?? '';
+      this.#consumed += head;
+      this.#holding = false;
+      this.#open = undefined;
+      this.#scanFrom = 0;
+      this.#trimLead = true;
+      this.#pending = '';
+      return this.#accept(pending.slice(head.length));
+    }
+    const keep = this.#starts.openerLength - 1;
+    this.#openerTail = keep > 0 ? window.slice(-keep) : '';
+    return '';
   }
 
   /** Passes on the held text before `safe` (less the whitespace at its end). */
@@ -151,6 +232,7 @@ export class TextToolCallBuffer {
     if (cut === 0) return '';
     const out = this.#pending.slice(0, cut);
     this.#pending = this.#pending.slice(cut);
+    this.#consumed += out;
     this.#scanFrom = Math.max(0, this.#scanFrom - cut);
     if (this.#open !== undefined) this.#open.start -= cut;
     this.#emitted += out;
@@ -230,6 +312,8 @@ export class TextToolCallBuffer {
 }
 
 const HOLD: StartDecision = { kind: 'hold' };
+/** How many openers of visible text are read at most (each reads the held text: stays linear). */
+const MAX_OPENERS = 4;
 /** How far a check without `feed` may look past its start before the rest is held to the end. */
 const MAX_LOOKAHEAD = 512;
 const CALL: StartDecision = { kind: 'call' };

@@ -130,6 +130,30 @@ describe('commandRContent', () => {
   });
 });
 
+describe('commandRFormat.visibleText', () => {
+  const visible = (reply: string) => commandRFormat.visibleText?.(reply);
+
+  it('shows the response of a reply with no call, the thinking as reasoning', () => {
+    expect(
+      visible(
+        '<|START_THINKING|>Easy one.<|END_THINKING|><|START_RESPONSE|>Hello there!<|END_RESPONSE|><|END_OF_TURN_TOKEN|>',
+      ),
+    ).toEqual({ content: 'Hello there!', reasoning: 'Easy one.' });
+    expect(visible('<|START_RESPONSE|>Hi.')).toEqual({ content: 'Hi.' });
+    expect(visible('<|START_THINKING|>Unclosed plan<|START_RESPONSE|>Hi.')).toEqual({
+      content: 'Hi.',
+      reasoning: 'Unclosed plan',
+    });
+  });
+
+  it('leaves prose alone, and an action that did not read as written', () => {
+    expect(visible('Plain text.')).toBeUndefined();
+    expect(visible('<|START_RESPONSE|>x<|START_ACTION|>[{"tool_name": "nope"}]')).toEqual({
+      content: 'x<|START_ACTION|>[{"tool_name": "nope"}]',
+    });
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------------
 // Fuzz: never throws, calls are offered tools with object arguments, linear time
 
@@ -168,6 +192,9 @@ describe('commandRFormat: fuzz', () => {
           checkResult(read(pieces.join('')));
           checkResult(read(VALID.slice(0, at) + marker + VALID.slice(at)));
           expect(typeof commandRContent(pieces.join(''))).toBe('string');
+          expect(commandRFormat.visibleText?.(pieces.join(''))?.content ?? '').not.toContain(
+            '<|START_RESPONSE|>',
+          );
         },
       ),
       { numRuns: 300 },
@@ -189,6 +216,7 @@ describe('commandRFormat: fuzz', () => {
       const started = performance.now();
       checkResult(read(input));
       commandRContent(input);
+      commandRFormat.visibleText?.(input);
       expect(performance.now() - started).toBeLessThan(2000);
     }
   });

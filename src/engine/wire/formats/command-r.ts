@@ -6,7 +6,7 @@ import {
   type MarkedBlock,
   readMarkedBlocks,
 } from './json-list-markers.js';
-import type { ToolCallFormat } from './tool-call-format.js';
+import type { ToolCallFormat, VisibleText } from './tool-call-format.js';
 
 const START_ACTION = '<|START_ACTION|>';
 const END_ACTION = '<|END_ACTION|>';
@@ -38,7 +38,7 @@ export const commandRFormat: ToolCallFormat = {
   read(reply, tools) {
     try {
       if (!reply.includes(START_ACTION)) return undefined;
-      const found = readMarkedBlocks(dropThinking(reply), BLOCKS, tools);
+      const found = readMarkedBlocks(splitThinking(reply).kept, BLOCKS, tools);
       return found === undefined
         ? undefined
         : { content: commandRContent(found.content), calls: found.calls };
@@ -47,7 +47,26 @@ export const commandRFormat: ToolCallFormat = {
       return undefined;
     }
   },
+  visibleText: commandRVisibleText,
 };
+
+const MARKUP = [START_RESPONSE, END_RESPONSE, START_THINKING, END_THINKING, END_OF_TURN] as const;
+
+/**
+ * A Command R reply with no call in its markup: the response text as content (an action that did not read stays
+ * in it as written), the thinking as reasoning; a reply without the markup is left as written.
+ */
+function commandRVisibleText(reply: string): VisibleText | undefined {
+  try {
+    if (!MARKUP.some((token) => reply.includes(token))) return undefined;
+    const split = splitThinking(reply);
+    const reasoning = split.thinking.map((part) => part.trim()).filter((part) => part !== '');
+    const content = commandRContent(reply);
+    return reasoning.length === 0 ? { content } : { content, reasoning: reasoning.join('\n') };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The text of a Command R reply for the user: the thinking dropped, the response tokens taken away (for
@@ -55,29 +74,37 @@ export const commandRFormat: ToolCallFormat = {
  */
 export function commandRContent(reply: string): string {
   try {
-    const visible = dropThinking(reply).replaceAll(START_RESPONSE, '').replaceAll(END_RESPONSE, '');
+    const visible = splitThinking(reply)
+      .kept.replaceAll(START_RESPONSE, '')
+      .replaceAll(END_RESPONSE, '');
     return dropTrailingToken(visible, END_OF_TURN).trim();
   } catch {
     return reply;
   }
 }
 
-/** Drops `<|START_THINKING|>…<|END_THINKING|>`; an unclosed plan ends at the next action or response. */
-function dropThinking(text: string): string {
-  if (!text.includes(START_THINKING)) return text;
+/**
+ * `<|START_THINKING|>…<|END_THINKING|>` taken out of the text: the text without it, and the plans' text. An
+ * unclosed plan ends at the next action or response.
+ */
+function splitThinking(text: string): { readonly kept: string; readonly thinking: string[] } {
+  if (!text.includes(START_THINKING)) return { kept: text, thinking: [] };
   const nextThinking = createFinder(text, START_THINKING);
   const nextClose = createFinder(text, END_THINKING);
   const nextAction = createFinder(text, START_ACTION);
   const nextResponse = createFinder(text, START_RESPONSE);
   const kept: string[] = [];
+  const thinking: string[] = [];
   let copied = 0;
   for (let at = nextThinking(0); at !== -1; at = nextThinking(copied)) {
     kept.push(text.slice(copied, at));
     const from = at + START_THINKING.length;
     const close = nextClose(from);
     const ends = [nextAction(from), nextResponse(from), text.length].filter((end) => end !== -1);
-    copied = close === -1 ? Math.min(...ends) : close + END_THINKING.length;
+    const end = close === -1 ? Math.min(...ends) : close;
+    thinking.push(text.slice(from, end));
+    copied = close === -1 ? end : close + END_THINKING.length;
   }
   kept.push(text.slice(copied));
-  return kept.join('');
+  return { kept: kept.join(''), thinking };
 }

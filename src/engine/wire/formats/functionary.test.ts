@@ -119,6 +119,22 @@ describe('functionaryV32Format: negative cases', () => {
   });
 });
 
+describe('functionaryV32Format.visibleText', () => {
+  const visible = (reply: string) => functionaryV32Format.visibleText?.(reply);
+
+  it('shows the all segments of a reply with no call without their headers', () => {
+    expect(visible('all\nThe weather is fine.')).toEqual({ content: 'The weather is fine.' });
+    expect(visible(' >>>all\nFirst.>>>all\n Second.')).toEqual({ content: 'First. Second.' });
+    expect(visible('all\nCompare a >>> b.')).toEqual({ content: 'Compare a >>> b.' });
+  });
+
+  it('leaves a reply that does not start with an all segment alone', () => {
+    expect(visible('We all\nagree.')).toBeUndefined();
+    expect(visible('get_weather\n{"city": "Paris"}')).toBeUndefined();
+    expect(visible('allow\nit')).toBeUndefined();
+  });
+});
+
 describe('functionaryV31Format', () => {
   it('reads <function=name>{…}</function> calls with prose around them', () => {
     const reply =
@@ -196,6 +212,9 @@ describe('functionary formats: fuzz', () => {
         fc.nat(VALID.length),
         fc.constantFrom(...FRAGMENTS),
         (pieces, at, marker) => {
+          expect(functionaryV32Format.visibleText?.(pieces.join(''))?.content ?? '').not.toMatch(
+            /^all\n/,
+          );
           for (const format of formats) {
             checkResult(format.read(pieces.join(''), TOOLS));
             checkResult(format.read(VALID.slice(0, at) + marker + VALID.slice(at), TOOLS));

@@ -34,7 +34,8 @@ type Segment =
  * MeetKai Functionary v3.2: `>>>recipient\n…` segments, where `all` is text for the user and any other
  * recipient a call with JSON arguments: `>>>all\nLet me check.>>>get_weather\n{"city": "Paris"}`. The first
  * segment may lack its `>>>` (the prompt ends with it). `python` with code that is not JSON becomes
- * `{"code": …}` (to the end of the reply). `>>>` inside a code fence is not a segment.
+ * `{"code": …}` (to the end of the reply). `>>>` inside a code fence is not a segment. A reply with no call
+ * that starts with an `all` segment is shown without its `all` headers.
  */
 export const functionaryV32Format: ToolCallFormat = {
   name: 'functionary-v3.2',
@@ -47,7 +48,21 @@ export const functionaryV32Format: ToolCallFormat = {
       return undefined;
     }
   },
+  visibleText(reply) {
+    const first = skipSpace(reply, 0, reply.length);
+    const head = [`${MARKER}${ALL}`, ALL].find((start) => reply.startsWith(start, first));
+    if (head === undefined) return undefined;
+    return {
+      content: reply
+        .slice(first + head.length)
+        .replaceAll(`${MARKER}${ALL}`, '')
+        .trim(),
+    };
+  },
 };
+
+/** The header of a segment of text for the user. */
+const ALL = 'all\n';
 
 function readSegments(text: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const nextMarker = createFinder(text, MARKER);

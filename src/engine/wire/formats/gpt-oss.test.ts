@@ -124,6 +124,51 @@ describe('gptOssFormat: all special tokens stripped', () => {
   });
 });
 
+describe('gptOssFormat.visibleText: a reply with no call', () => {
+  const visible = (reply: string) => gptOssFormat.visibleText?.(reply);
+
+  it('shows the final channel and gives the analysis as reasoning, never as content', () => {
+    const reply = `${analysis('The user greets.')}<|start|>assistant<|channel|>final<|message|>Hello!<|return|>`;
+    expect(visible(reply)).toEqual({ content: 'Hello!', reasoning: 'The user greets.' });
+    expect(visible('<|channel|>final<|message|>Only the answer.<|end|>')).toEqual({
+      content: 'Only the answer.',
+    });
+  });
+
+  it('reads what servers leave with the tokens stripped', () => {
+    expect(visible('analysisThe user greets.assistantfinalHello!')).toEqual({
+      content: 'Hello!',
+      reasoning: 'The user greets.',
+    });
+    expect(visible('assistantfinal Hi.')).toEqual({ content: 'Hi.' });
+  });
+
+  it('gives only what came so far of a reply cut off, the analysis never as content', () => {
+    expect(visible(analysis('Still thinking'))).toEqual({
+      content: '',
+      reasoning: 'Still thinking',
+    });
+    expect(visible(`${analysis('Think.')}<|start|>assistant<|channel|>fin`)).toEqual({
+      content: '',
+      reasoning: 'Think.',
+    });
+  });
+
+  it('leaves prose and a bare <|message|> alone, and a call that did not read as written', () => {
+    expect(visible('The analysis of the final answer.')).toBeUndefined();
+    expect(visible('analysis shows this, with no final channel')).toBeUndefined();
+    expect(visible(`${analysis('Hm.')}${toolCall('unknown_tool', '{}')}`)).toEqual({
+      content:
+        '<|start|>assistant<|channel|>commentary to=functions.unknown_tool <|constrain|>json<|message|>{}',
+      reasoning: 'Hm.',
+    });
+    expect(visible('text <|message|> more')).toBeUndefined();
+    expect(
+      visible('analysisX assistantcommentary to=functions.f json{}assistantfinalY'),
+    ).toBeUndefined();
+  });
+});
+
 describe('gptOssFormat: robustness', () => {
   it('never throws on random text or markers spliced into valid replies', () => {
     const valid = analysis('Think.') + toolCall('get_weather', '{"city": "Oslo"}');
@@ -153,6 +198,7 @@ describe('gptOssFormat: robustness', () => {
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 200 }), splice), (reply) => {
         const result = read(reply);
+        expect(typeof (gptOssFormat.visibleText?.(reply)?.content ?? '')).toBe('string');
         if (result !== undefined) {
           for (const found of result.calls) expect(TOOLS.names.has(found.name)).toBe(true);
         }
@@ -174,6 +220,7 @@ describe('gptOssFormat: robustness', () => {
     for (const input of inputs) {
       const started = performance.now();
       read(input);
+      gptOssFormat.visibleText?.(input);
       // 200 ms is the goal; ×10 keeps a loaded two-core machine from failing the build.
       expect(performance.now() - started).toBeLessThan(2_000);
     }

@@ -14,6 +14,7 @@ import type {
   ReadToolCalls,
   TextCall,
   ToolCallFormat,
+  VisibleText,
 } from './tool-call-format.js';
 
 const START = '<|start|>';
@@ -39,6 +40,13 @@ export const gptOssFormat: ToolCallFormat = {
       return reply.includes(MESSAGE) ? readMessages(reply, tools) : readStripped(reply, tools);
     } catch {
       // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
+      return undefined;
+    }
+  },
+  visibleText(reply) {
+    try {
+      return reply.includes(MESSAGE) ? visibleMessages(reply) : visibleStripped(reply);
+    } catch {
       return undefined;
     }
   },
@@ -285,4 +293,76 @@ function withoutReasoning(piece: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Fences and text
+// The visible text of a reply with no call
+
+const HEADER_TOKENS = [START, CHANNEL] as const;
+const CHANNEL_WORD = /<\|channel\|>\s*([a-z]+)/;
+
+/**
+ * A harmony reply with its tokens and no call: the `final` (and `commentary`) message bodies and any text outside
+ * messages are the content, the `analysis` bodies the reasoning; a message to a recipient (a call that did not
+ * read) stays in the content as written. A `<|message|>` with no header before it leaves the reply as written.
+ */
+function visibleMessages(reply: string): VisibleText | undefined {
+  const nextMessage = createFinder(reply, MESSAGE);
+  const nextHeader = createAnyFinder(reply, HEADER_TOKENS);
+  const nextStop = createAnyFinder(reply, [...END_TOKENS, ...HEADER_TOKENS]);
+  const content: string[] = [];
+  const reasoning: string[] = [];
+  let pos = 0;
+  for (let message = nextMessage(0); message !== -1; message = nextMessage(pos)) {
+    const header = nextHeader(pos);
+    if (header === -1 || header > message) return undefined;
+    content.push(withoutEndTokens(reply.slice(pos, header)));
+    const head = reply.slice(header, message);
+    const bodyStart = message + MESSAGE.length;
+    const stop = nextStop(bodyStart);
+    const bodyEnd = stop === -1 ? reply.length : stop;
+    const isAnalysis = CHANNEL_WORD.exec(head)?.[1] === 'analysis';
+    // A call that did not read stays visible as written (as `read` leaves it), unless it was reasoning.
+    const shown = head.includes(RECIPIENT)
+      ? reply.slice(header, bodyEnd)
+      : reply.slice(bodyStart, bodyEnd);
+    (isAnalysis ? reasoning : content).push(shown);
+    const token = END_TOKENS.find((candidate) => reply.startsWith(candidate, bodyEnd));
+    pos = bodyEnd + (token?.length ?? 0);
+  }
+  // A header cut off by the end of the reply (no `<|message|>` after it) is not text.
+  const tail = nextHeader(pos);
+  content.push(withoutEndTokens(reply.slice(pos, tail === -1 ? reply.length : tail)));
+  return visible(content, reasoning);
+}
+
+function withoutEndTokens(text: string): string {
+  let out = text;
+  for (const token of END_TOKENS) out = out.replaceAll(token, '');
+  return out;
+}
+
+function visible(content: readonly string[], reasoning: readonly string[]): VisibleText {
+  const join = (parts: readonly string[]) =>
+    parts
+      .map((part) => part.trim())
+      .filter((part) => part !== '')
+      .join('\n');
+  const thought = join(reasoning);
+  return thought === ''
+    ? { content: join(content) }
+    : { content: join(content), reasoning: thought };
+}
+
+const FINAL = 'assistantfinal';
+
+/**
+ * A reply with the special tokens stripped and no call: `analysis…assistantfinal…` (or `assistantfinal…`), the
+ * text after `assistantfinal` the content, the analysis the reasoning. Anything else is left as written.
+ */
+function visibleStripped(reply: string): VisibleText | undefined {
+  const start = skipSpace(reply, 0, reply.length);
+  const finalAt = reply.indexOf(FINAL, start);
+  if (finalAt === -1) return undefined;
+  const lead = reply.slice(start, finalAt);
+  const word = ['analysis', 'assistantanalysis'].find((candidate) => lead.startsWith(candidate));
+  if ((lead !== '' && word === undefined) || lead.includes(RECIPIENT)) return undefined;
+  return visible([reply.slice(finalAt + FINAL.length)], [lead.slice(word?.length ?? 0)]);
+}

@@ -212,6 +212,15 @@ describe('format details', () => {
   });
 });
 
+describe('gigaChat3Format.visibleText', () => {
+  it('shows a reply with no call without its message ends, and leaves other replies alone', () => {
+    const visible = (reply: string) => gigaChat3Format.visibleText?.(reply);
+    expect(visible('Hello there.<|message_sep|>\n')).toEqual({ content: 'Hello there.' });
+    expect(visible('One.<|message_sep|> Two.')).toEqual({ content: 'One.Two.' });
+    expect(visible('No markup here.')).toBeUndefined();
+  });
+});
+
 describe('xlamFormat', () => {
   const read = (reply: string) => xlamFormat.read(reply, TOOLS);
 

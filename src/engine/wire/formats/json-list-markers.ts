@@ -310,7 +310,7 @@ const GIGACHAT_BLOCKS: readonly MarkedBlock[] = GIGACHAT_MARKERS.map((marker) =>
 /**
  * GigaChat 3: the text, `<|message_sep|>`, then the `function call` role with one call,
  * `function call<|role_sep|>\n{"name": …, "arguments": {…}}` (or `<|function_call|>{…}`). The
- * `<|message_sep|>` tokens that end messages are dropped from the text.
+ * `<|message_sep|>` tokens that end messages are dropped from the text (also from a reply with no call).
  */
 export const gigaChat3Format: ToolCallFormat = {
   name: 'gigachat3',
@@ -325,6 +325,10 @@ export const gigaChat3Format: ToolCallFormat = {
     } catch {
       return undefined;
     }
+  },
+  visibleText(reply) {
+    if (!reply.includes('<|message_sep|>')) return undefined;
+    return { content: reply.replace(GIGACHAT_MESSAGE_END, '').trim() };
   },
 };
 

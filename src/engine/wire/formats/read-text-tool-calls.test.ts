@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolCallFormatsFor, UNAMBIGUOUS_FORMATS } from './family-formats.js';
-import { readTextToolCalls } from './read-text-tool-calls.js';
+import { readTextToolCalls, readVisibleText } from './read-text-tool-calls.js';
 import type { OfferedToolSet } from './tool-call-format.js';
 
 const WEATHER: OfferedToolSet = {
@@ -83,5 +83,31 @@ describe('readTextToolCalls', () => {
         { id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' },
       ]);
     }
+  });
+});
+
+describe('readVisibleText', () => {
+  it("gives the text of a reply with no call in one of the model's formats, its reasoning apart", () => {
+    const harmony =
+      '<|channel|>analysis<|message|>Greeting.<|end|><|start|>assistant<|channel|>final<|message|>Hi!<|return|>';
+    expect(readVisibleText(harmony, {})).toEqual({ content: 'Hi!', reasoning: 'Greeting.' });
+    expect(readVisibleText('<|START_RESPONSE|>Hi!<|END_RESPONSE|>', { model: 'm' })).toEqual({
+      content: 'Hi!',
+    });
+    expect(readVisibleText('all\nHi!', { model: 'functionary-small-v3.2' })).toEqual({
+      content: 'Hi!',
+    });
+    expect(readVisibleText('Hi!<|message_sep|>', { model: 'gigachat-3' })).toEqual({
+      content: 'Hi!',
+    });
+  });
+
+  it('leaves prose, and markup of formats the model does not write, alone', () => {
+    expect(readVisibleText('Plain prose with a [link](x).', {})).toBeUndefined();
+    expect(readVisibleText('all\nHi!', { model: 'qwen3' })).toBeUndefined();
+    expect(readVisibleText('Hi!<|message_sep|>', {})).toBeUndefined();
+    expect(
+      readVisibleText('<|START_RESPONSE|>Hi!', { formats: UNAMBIGUOUS_FORMATS.slice(0, 2) }),
+    ).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import type { ToolCall } from '../../../core/index.js';
 import { createMarkerIndex, type MarkerTest } from '../text-scan.js';
 import { extractTextToolCallsIn, MARKED_CALL_STARTS } from '../text-tool-calls.js';
 import { TOOL_CALL_FORMATS, toolCallFormatsFor } from './family-formats.js';
-import type { OfferedToolSet, TextCall, ToolCallFormat } from './tool-call-format.js';
+import type { OfferedToolSet, TextCall, ToolCallFormat, VisibleText } from './tool-call-format.js';
 
 /** The answer text with the calls cut out, and the calls with their ids. */
 export interface FoundTextToolCalls {
@@ -66,6 +66,27 @@ function readFamilyFormats(
     const found = readSafely(format, content, tools);
     if (found === undefined || found.calls.length === 0) continue;
     return { content: found.content, toolCalls: withIds(found.calls, options.generateId) };
+  }
+  return undefined;
+}
+
+/**
+ * The text the user should see of a reply that holds no call, when it is written in the markup of one of the
+ * model's formats (`options.formats`, else chosen from `options.model`): GPT-OSS's final channel, Functionary's
+ * `all` text, Command R's response, GigaChat without its message ends; reasoning the markup sets apart comes
+ * separately. `undefined` for a reply without such markup (shown as it is). Never throws.
+ */
+export function readVisibleText(
+  content: string,
+  options: Pick<ReadTextToolCallsOptions, 'model' | 'formats'>,
+): VisibleText | undefined {
+  for (const format of options.formats ?? toolCallFormatsFor(options.model)) {
+    try {
+      const visible = format.visibleText?.(content);
+      if (visible !== undefined) return visible;
+    } catch {
+      // a reader bug never costs the answer: the reply is shown as it is
+    }
   }
   return undefined;
 }

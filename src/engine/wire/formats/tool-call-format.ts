@@ -23,6 +23,13 @@ export interface ReadToolCalls {
   readonly calls: readonly TextCall[];
 }
 
+/** The text a user should see of a reply with no call, its family's markup taken away. */
+export interface VisibleText {
+  readonly content: string;
+  /** The reasoning the markup set apart (GPT-OSS's analysis channel, Command R's thinking), if any. */
+  readonly reasoning?: string | undefined;
+}
+
 /**
  * How one model family writes tool calls into its reply text. `read` looks at a complete reply; `markers` are the
  * strings that can start a call in this format (a streamed reply is held back from a marker on).
@@ -37,4 +44,11 @@ export interface ToolCallFormat {
    * in the reply's length (a fuzz test checks both); a block that does not parse stays in `content`.
    */
   read(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined;
+  /**
+   * The text the user should see of a reply that holds no call, when the reply is written in this family's
+   * markup (channels, response tokens, message ends); `undefined` for a reply without it (left as it is). When a
+   * reply up to where its visible text begins gives empty content, the whole reply's content is the text after
+   * that point (the stream passes it on as it comes). Never throws; linear time.
+   */
+  visibleText?(reply: string): VisibleText | undefined;
 }
