@@ -14,6 +14,7 @@ const TIERS: readonly (readonly string[])[] = [
   ['agents', 'scheduler', 'sessions', 'mcp', 'testing'],
   ['system'],
   ['sdk'],
+  ['server'],
   ['cli'],
 ];
 
@@ -42,6 +43,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'mcp',
   ],
   sdk: ['core', 'system'],
+  // `jarvis serve`: the HTTP API over the system (runs, sessions, telemetry) and the SDK.
+  server: ['core', 'system', 'sdk'],
   // The CLI imports each thing from the folder that owns it (the SDK re-exports nothing for it).
   cli: [
     'core',
@@ -55,6 +58,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'mcp',
     'system',
     'sdk',
+    'server',
   ],
 };
 
