@@ -37,6 +37,7 @@ import {
   importNodeLlamaCpp,
   loadRuntime,
 } from './embedded-llama-runtime.js';
+import { embeddedTextCalls } from './embedded-llama-text-calls.js';
 import {
   type FunctionSelection,
   forceFunctionCall,
@@ -295,6 +296,15 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
   async #respond(call: ResponseCall): Promise<GenerateResult> {
     const { runtime, selection, options } = call;
     const chat = selection.forced ? this.#forcedChatOf(runtime) : runtime.chat;
+    const textCalls = embeddedTextCalls(
+      runtime.model.fileInfo.metadata.tokenizer?.chat_template,
+      this.#modelName,
+      options,
+      selection.forced,
+      () => this.#generateId(),
+      call.onDelta,
+    );
+    const onDelta = textCalls === undefined ? call.onDelta : textCalls.push;
     const meterBefore = runtime.sequence.tokenMeter.getState();
     let ttftSeconds: number | undefined;
     const markFirstToken = (): void => {
@@ -308,16 +318,17 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
       signal: call.signal,
       onResponseChunk: (chunk) => {
         if (chunk.text !== '') markFirstToken();
-        forwardChunk(chunk, call.onDelta);
+        forwardChunk(chunk, onDelta);
       },
       onFunctionCallParamsChunk: markFirstToken,
     });
     const usage = usageSince(runtime, meterBefore);
-    return this.#toResult(
+    const result = this.#toResult(
       response,
       usage,
       ttftSeconds ?? elapsedSeconds(this.#clock, call.startedMs),
     );
+    return textCalls === undefined ? result : textCalls.finish(result);
   }
 
   /** The runtime's chat whose wrapper starts the answer with a function call (for `required` or a named tool). */
