@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
-import { parseIntegerFlag, parseNameList, parseNumberFlag } from './cli-options.js';
 import type { AskFlags } from './command-flags.js';
 import { addJarvisFlags } from './jarvis-options.js';
+import { addRunFlags } from './run-flags.js';
 
 const ASK_EXAMPLES = `
 Examples:
@@ -23,32 +23,13 @@ loop guard; what the model said is printed, the reason goes to stderr), 130 Ctrl
 
 /** Registers `jarvis ask [query...]`. */
 export function registerAskCommand(program: Command, io: CliIo): void {
-  const command = program
-    .command('ask')
-    .description('Ask a question (the words of the query, or stdin when none are given).')
-    .argument('[query...]', 'the question; read from stdin when left out')
-    .option('-a, --agent <name>', 'agent to answer with (see `jarvis agents list`)')
-    .option(
-      '-t, --tools <names>',
-      'comma-separated tool names (see `jarvis tools list`)',
-      parseNameList('--tools'),
-    )
-    .option(
-      '--max-turns <n>',
-      'most model turns of the agent',
-      parseIntegerFlag('--max-turns', 1, 1000),
-    )
-    .option(
-      '--temperature <t>',
-      'sampling temperature from 0 to 2',
-      parseNumberFlag('--temperature', 0, 2),
-    )
-    .option(
-      '--max-tokens <n>',
-      'most tokens per model answer',
-      parseIntegerFlag('--max-tokens', 1, 1_000_000),
-    )
-    .option('-s, --system <prompt>', 'system prompt')
+  const command = addRunFlags(
+    program
+      .command('ask')
+      .description('Ask a question (the words of the query, or stdin when none are given).')
+      .argument('[query...]', 'the question; read from stdin when left out'),
+    'the question',
+  )
     .option('--json', 'print the whole result as one JSON object (no token streaming)')
     .option('--no-stream', 'print the answer when it is complete instead of token by token')
     .option('--no-context', 'do not add what memory knows about the question')

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { ChatFlags } from './chat-flags.js';
 import type { CliIo } from './cli-io.js';
-import { parseIntegerFlag, parseNameList, parseNumberFlag } from './cli-options.js';
 import { addJarvisFlags } from './jarvis-options.js';
+import { addRunFlags } from './run-flags.js';
 
 const CHAT_EXAMPLES = `
 Examples:
@@ -25,31 +25,7 @@ export const CHAT_DESCRIPTION =
 
 /** Registers `jarvis chat`: an interactive conversation kept as a session. */
 export function registerChatCommand(program: Command, io: CliIo): void {
-  const command = program
-    .command('chat')
-    .description(CHAT_DESCRIPTION)
-    .option('-a, --agent <name>', 'agent to answer with (see `jarvis agents list`)')
-    .option(
-      '-t, --tools <names>',
-      'comma-separated tool names (see `jarvis tools list`)',
-      parseNameList('--tools'),
-    )
-    .option(
-      '--max-turns <n>',
-      'most model turns of the agent per answer',
-      parseIntegerFlag('--max-turns', 1, 1000),
-    )
-    .option(
-      '--temperature <t>',
-      'sampling temperature from 0 to 2',
-      parseNumberFlag('--temperature', 0, 2),
-    )
-    .option(
-      '--max-tokens <n>',
-      'most tokens per model answer',
-      parseIntegerFlag('--max-tokens', 1, 1_000_000),
-    )
-    .option('-s, --system <prompt>', 'system prompt')
+  const command = addRunFlags(program.command('chat').description(CHAT_DESCRIPTION), 'each answer')
     .option('--no-context', 'do not add what memory knows about each question')
     .option('--session <name|id>', 'continue this session (a new name starts one)')
     .option('-c, --continue', 'continue the most recently updated session')
