@@ -61,7 +61,7 @@ export const JARVIS_ERROR_CODES = {
     'memory_query_failed',
   ],
   /** The telemetry store. */
-  telemetry: ['telemetry_store_closed'],
+  telemetry: ['telemetry_store_closed', 'telemetry_exporter_missing'],
   /** A refused scheduler operation (`SchedulerError`). */
   scheduler: [
     'invalid_schedule',

@@ -51,6 +51,8 @@ export type TelemetryRecord = {
   readonly success: boolean;
   /** What went wrong, for failed calls. */
   readonly error?: string;
+  /** Why the model stopped (`stop`, `length`, `tool_calls`, …), when the call finished and said so. */
+  readonly finishReason?: string;
 };
 
 /** Payload of `telemetry_record`: the measurement of one model call (published by `InstrumentedEngine`). */

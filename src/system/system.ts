@@ -30,7 +30,12 @@ import {
 } from '../memory/index.js';
 import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
 import { isSessionId, type SessionInfo, type SessionStore } from '../sessions/index.js';
-import { InstrumentedEngine, TelemetryStore } from '../telemetry/index.js';
+import {
+  InstrumentedEngine,
+  type RunTracing,
+  startRunTracing,
+  TelemetryStore,
+} from '../telemetry/index.js';
 import {
   CodeInterpreterTool,
   type ConfirmCallback,
@@ -129,6 +134,7 @@ export class JarvisSystem {
   #scheduler: TaskScheduler | undefined;
   #schedulerStore: SchedulerStore | undefined;
   #telemetry: TelemetryStore | undefined;
+  #tracing: Promise<RunTracing> | undefined;
   #sessions: SessionStore | undefined;
   #sessionHistory: SessionHistory | undefined;
   #codeInterpreter: CodeInterpreterTool | undefined;
@@ -169,17 +175,38 @@ export class JarvisSystem {
     });
     return {
       key: chosen.key,
-      engine: this.#instrument(chosen.engine),
+      engine: await this.#instrument(chosen.engine),
       model,
       ...(chosen.address === undefined ? {} : { address: chosen.address }),
     };
   }
 
-  #instrument(engine: InferenceEngine): InferenceEngine {
+  async #instrument(engine: InferenceEngine): Promise<InferenceEngine> {
     if (!this.config.telemetry.enabled) return engine;
     if (engine instanceof InstrumentedEngine) return engine;
+    this.#tracing ??= this.#startTracing();
+    await this.#tracing;
     this.telemetry().attach(this.bus);
     return new InstrumentedEngine({ engine, bus: this.bus, redact: this.redact });
+  }
+
+  /** Traces every run into the store and to OpenTelemetry (over OTLP when an endpoint is configured). */
+  #startTracing(): Promise<RunTracing> {
+    const settings = this.config.telemetry;
+    const env = this.#options.env ?? process.env;
+    const endpoint =
+      settings.otlpEndpoint ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || undefined);
+    const tracing = startRunTracing({
+      bus: this.bus,
+      store: this.telemetry(),
+      redact: this.redact,
+      maxTextChars: settings.traceTextChars,
+      ...(endpoint === undefined ? {} : { otlp: { endpoint, headers: settings.otlpHeaders } }),
+    });
+    tracing.catch(() => {
+      this.#tracing = undefined;
+    });
+    return tracing;
   }
 
   /** The telemetry store (opened on first use). */
@@ -188,6 +215,7 @@ export class JarvisSystem {
     this.#telemetry ??= new TelemetryStore({
       dbPath: this.config.telemetry.dbPath,
       redact: this.redact,
+      maxRuns: this.config.telemetry.traceMaxRuns,
     });
     return this.#telemetry;
   }
@@ -514,6 +542,7 @@ export class JarvisSystem {
     await attempt(() => this.#schedulerStore?.close());
     await attempt(async () => (await this.#engine?.catch(() => undefined))?.engine.close());
     await attempt(() => this.#memory?.close());
+    await attempt(async () => (await this.#tracing?.catch(() => undefined))?.close());
     await attempt(() => this.#telemetry?.close());
     await attempt(() => this.#sessions?.close());
     await attempt(async () => (await this.#mcp)?.close());

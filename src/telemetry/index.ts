@@ -2,6 +2,20 @@ export {
   InstrumentedEngine,
   type InstrumentedEngineOptions,
 } from './instrumented-engine.js';
+export {
+  OpenTelemetryTraceSink,
+  type OpenTelemetryTraceSinkOptions,
+  OTEL_SCOPE_NAME,
+} from './otel-trace-sink.js';
+export {
+  OTLP_PACKAGES,
+  type OtlpExport,
+  type OtlpExportOptions,
+  otlpTracesUrl,
+  startOtlpExport,
+} from './otlp-export.js';
+export { RunTracer, type RunTracerOptions } from './run-tracer.js';
+export { type RunTracing, type RunTracingOptions, startRunTracing } from './run-tracing.js';
 export { type ModelPricing, PriceList, type PricingTable } from './telemetry-pricing.js';
 export {
   buildTelemetryRecord,
@@ -18,3 +32,16 @@ export {
 export { TelemetryStore, type TelemetryStoreOptions } from './telemetry-store.js';
 export { STREAM_ABANDONED_ERROR, STREAM_MISSING_END_ERROR } from './telemetry-stream.js';
 export type { TelemetrySummaryEntry, TelemetrySummaryOptions } from './telemetry-summary.js';
+export type { ListRunsOptions } from './trace-tables.js';
+export type {
+  FinishedTrace,
+  StartedTraceSpan,
+  TraceAttributeValue,
+  TraceRun,
+  TraceRunSummary,
+  TraceSink,
+  TraceSpan,
+  TraceSpanKind,
+  TraceSpanNode,
+  TraceSpanStatus,
+} from './trace-types.js';

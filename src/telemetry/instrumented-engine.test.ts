@@ -125,6 +125,7 @@ describe('InstrumentedEngine.generate', () => {
       throughputTokensPerSecond: 15,
       costUsd: (10 * 1 + 30 * 2) / 1_000_000,
       success: true,
+      finishReason: 'stop',
     };
     expect(events().map((event) => [event.type, event.data])).toEqual([
       ['telemetry_record', { record }],
@@ -282,6 +283,7 @@ describe('InstrumentedEngine.stream', () => {
         throughputTokensPerSecond: 20 / (1 - 0.3),
         costUsd: (5 * 1 + 20 * 2) / 1_000_000,
         success: true,
+        finishReason: 'stop',
       },
     ]);
   });

@@ -95,6 +95,7 @@ export class InstrumentedEngine implements InferenceEngine {
       usage: result.usage,
       latencySeconds: elapsedSeconds(this.#clock, start.startedMs),
       ttftSeconds: result.ttftSeconds,
+      finishReason: result.finishReason,
     });
     return result;
   }
@@ -122,10 +123,7 @@ export class InstrumentedEngine implements InferenceEngine {
   }
 
   /** The wrapped engine's prompt token count, if it can count. */
-  countTokens(
-    messages: readonly Message[],
-    options: GenerateOptions,
-  ): Promise<number | undefined> {
+  countTokens(messages: readonly Message[], options: GenerateOptions): Promise<number | undefined> {
     return this.#engine.countTokens?.(messages, options) ?? Promise.resolve(undefined);
   }
 
@@ -158,6 +156,7 @@ export class InstrumentedEngine implements InferenceEngine {
       ttftSeconds: outcome.ttftSeconds,
       costUsd: this.#prices.costUsd(start.model, usage),
       ...(outcome.error === undefined ? {} : { error: this.#redact(outcome.error) }),
+      ...(outcome.finishReason === undefined ? {} : { finishReason: outcome.finishReason }),
     });
     this.#bus.publish('telemetry_record', { record });
   }

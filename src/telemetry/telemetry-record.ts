@@ -14,6 +14,8 @@ export interface TelemetryMeasurement {
   readonly costUsd: number;
   /** Set for failed calls. */
   readonly error?: string;
+  /** Why the model stopped, when the call finished and the engine said so. */
+  readonly finishReason?: string;
 }
 
 /** Turns a count or duration from an engine into a finite, non-negative number (anything else becomes 0). */
@@ -62,10 +64,13 @@ export function buildTelemetryRecord(measurement: TelemetryMeasurement): Telemet
     costUsd: sanitizeMeasure(measurement.costUsd),
     success: measurement.error === undefined,
   };
+  const reason = measurement.finishReason;
   // Frozen because every subscriber of the event receives this same object.
-  return Object.freeze(
-    measurement.error === undefined ? record : { ...record, error: measurement.error },
-  );
+  return Object.freeze({
+    ...record,
+    ...(measurement.error === undefined ? {} : { error: measurement.error }),
+    ...(reason === undefined || measurement.error !== undefined ? {} : { finishReason: reason }),
+  });
 }
 
 const NUMBER_FIELDS = [

@@ -16,7 +16,7 @@ export type SqliteDatabase = Database.Database;
 export type SqliteStatement = Database.Statement;
 
 /** The schema version this code writes, kept in `PRAGMA user_version`. */
-export const TELEMETRY_SCHEMA_VERSION = 1;
+export const TELEMETRY_SCHEMA_VERSION = 2;
 
 /** Marks a file as an OpenJarvis telemetry database (`PRAGMA application_id`, the ASCII of "OJTL"). */
 export const TELEMETRY_APPLICATION_ID = 0x4f4a544c;
@@ -42,6 +42,41 @@ CREATE TABLE telemetry (
 );
 CREATE INDEX telemetry_timestamp_ms_index ON telemetry (timestamp_ms);
 CREATE INDEX telemetry_model_index ON telemetry (model, engine);
+`;
+
+/** Version 2: the traces of runs (a row per run, a row per span, spans deleted with their run). */
+const CREATE_TRACES = `
+CREATE TABLE trace_runs (
+  id TEXT PRIMARY KEY,
+  started_ms REAL NOT NULL,
+  ended_ms REAL NOT NULL,
+  agent TEXT NOT NULL,
+  model TEXT NOT NULL DEFAULT '',
+  input_length INTEGER NOT NULL DEFAULT 0,
+  turns INTEGER NOT NULL DEFAULT 0,
+  model_calls INTEGER NOT NULL DEFAULT 0,
+  tool_calls INTEGER NOT NULL DEFAULT 0,
+  prompt_tokens INTEGER NOT NULL DEFAULT 0,
+  completion_tokens INTEGER NOT NULL DEFAULT 0,
+  latency_seconds REAL NOT NULL DEFAULT 0,
+  status TEXT NOT NULL,
+  error TEXT,
+  dropped_spans INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX trace_runs_started_ms_index ON trace_runs (started_ms);
+CREATE TABLE trace_spans (
+  run_id TEXT NOT NULL REFERENCES trace_runs (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  span_id TEXT NOT NULL,
+  parent_span_id TEXT,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  started_ms REAL NOT NULL,
+  ended_ms REAL NOT NULL,
+  status TEXT NOT NULL,
+  attributes TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
 `;
 
 /**
@@ -88,11 +123,13 @@ function prepareSchema(db: SqliteDatabase, location: string): void {
         `it has schema version ${version}, and this version of OpenJarvis reads up to ${TELEMETRY_SCHEMA_VERSION}; upgrade OpenJarvis or choose another dbPath`,
       );
     }
+    if (version < TELEMETRY_SCHEMA_VERSION) db.transaction(() => upgradeDatabase(db, version))();
   } else {
     db.transaction(() => adoptDatabase(db, location))();
   }
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
 }
 
 /** Creates the schema in an empty file, or upgrades a file the Python OpenJarvis wrote. */
@@ -106,8 +143,15 @@ function adoptDatabase(db: SqliteDatabase, location: string): void {
   }
   if (tables.length > 0) db.exec(`ALTER TABLE telemetry RENAME TO ${PYTHON_TELEMETRY_TABLE}`);
   db.exec(CREATE_SCHEMA);
+  db.exec(CREATE_TRACES);
   if (tables.length > 0) copyPythonRows(db);
   db.pragma(`application_id = ${TELEMETRY_APPLICATION_ID}`);
+  db.pragma(`user_version = ${TELEMETRY_SCHEMA_VERSION}`);
+}
+
+/** Brings a file of an older schema version up to this one; its rows are kept. */
+function upgradeDatabase(db: SqliteDatabase, version: number): void {
+  if (version < 2) db.exec(CREATE_TRACES);
   db.pragma(`user_version = ${TELEMETRY_SCHEMA_VERSION}`);
 }
 

@@ -154,7 +154,7 @@ describe('TelemetryStore schema', () => {
     const error = catchError(() => openStore(dbPath));
 
     expect(error).toMatchObject({ code: 'telemetry_database_incompatible' });
-    expect((error as Error).message).toMatch(/schema version 99.*reads up to 1/);
+    expect((error as Error).message).toMatch(/schema version 99.*reads up to 2/);
   });
 
   it('upgrades a database of the Python OpenJarvis and keeps its original table', () => {

@@ -10,6 +10,8 @@ import {
   type TelemetrySummaryEntry,
   type TelemetrySummaryOptions,
 } from './telemetry-summary.js';
+import { type ListRunsOptions, TraceTables } from './trace-tables.js';
+import type { FinishedTrace, TraceRun, TraceRunSummary, TraceSink } from './trace-types.js';
 
 /** Options of a `TelemetryStore`. */
 export interface TelemetryStoreOptions {
@@ -21,7 +23,12 @@ export interface TelemetryStoreOptions {
    * is applied after it in any case.
    */
   readonly redact?: Redactor;
+  /** Runs whose traces are kept; older ones are deleted as new ones are stored (default 1000). */
+  readonly maxRuns?: number;
 }
+
+/** Runs kept when `maxRuns` is not given. */
+export const DEFAULT_TRACE_MAX_RUNS = 1000;
 
 /** Core's redaction of secret shapes only (no known values). */
 const redactShapes = createRedactor();
@@ -62,6 +69,8 @@ export class TelemetryStore {
   #writeFailures = 0;
   #lastWriteError: unknown;
   readonly #redact: Redactor;
+  readonly #traces: TraceTables;
+  readonly #maxRuns: number;
 
   /** Opens or creates the database; throws a `JarvisError` naming the file when it cannot be used. */
   constructor(options: TelemetryStoreOptions) {
@@ -69,8 +78,16 @@ export class TelemetryStore {
     const redact = options.redact;
     this.#redact =
       redact === undefined ? redactShapes : (text: string) => redactShapes(redact(text));
+    this.#maxRuns = options.maxRuns ?? DEFAULT_TRACE_MAX_RUNS;
+    if (!Number.isSafeInteger(this.#maxRuns) || this.#maxRuns < 0) {
+      throw new JarvisError({
+        code: 'invalid_argument',
+        message: `telemetry maxRuns must be a whole number >= 0 (got ${String(options.maxRuns)})`,
+      });
+    }
     const db = openTelemetryDatabase(options.dbPath);
     this.#db = db;
+    this.#traces = new TraceTables(db);
     this.#statements = {
       insert: db.prepare(INSERT_SQL),
       summary: db.prepare(SUMMARY_SQL),
@@ -98,8 +115,9 @@ export class TelemetryStore {
         message: `invalid telemetry record: ${problem}`,
       });
     }
+    const { finishReason: _stored, ...columns } = record;
     this.#statements.insert.run({
-      ...record,
+      ...columns,
       model: this.#redact(record.model),
       engine: this.#redact(record.engine),
       success: record.success ? 1 : 0,
@@ -154,6 +172,41 @@ export class TelemetryStore {
     return rows.map(rowToRecord);
   }
 
+  /**
+   * Stores a finished run's trace (its texts were redacted by the tracer; the configured redaction runs again
+   * here), keeping the newest `maxRuns` runs.
+   */
+  recordRun(trace: FinishedTrace): void {
+    this.#open();
+    this.#traces.store(redactTrace(trace, this.#redact), this.#maxRuns);
+  }
+
+  /** A tracer sink that stores every finished run; a run that cannot be stored is counted in `writeFailures`. */
+  traceSink(): TraceSink {
+    return {
+      runEnded: (trace) => {
+        try {
+          this.recordRun(trace);
+        } catch (error) {
+          this.#writeFailures += 1;
+          this.#lastWriteError = error;
+        }
+      },
+    };
+  }
+
+  /** Stored runs, newest first (`limit` default 20; `beforeMs` pages on). */
+  listRuns(options: ListRunsOptions = {}): readonly TraceRunSummary[] {
+    this.#open();
+    return this.#traces.list(options);
+  }
+
+  /** One stored run with its spans as a tree (by id, or a unique prefix of 4+ characters); undefined if none. */
+  getRun(id: string): TraceRun | undefined {
+    this.#open();
+    return this.#traces.get(id);
+  }
+
   /** Detaches from every bus and closes the database; calling it again does nothing. */
   close(): void {
     for (const detach of [...this.#subscriptions]) detach();
@@ -176,4 +229,25 @@ function rowToRecord(row: RecordRow): TelemetryRecord {
   const { success, error, ...fields } = row;
   const record: TelemetryRecord = { ...fields, success: success === 1 };
   return error === null ? record : { ...record, error };
+}
+
+function redactTrace(trace: FinishedTrace, redact: Redactor): FinishedTrace {
+  const text = <T>(value: T): T => (typeof value === 'string' ? (redact(value) as T) : value);
+  const { error, ...summary } = trace.summary;
+  return {
+    ...trace,
+    summary: {
+      ...summary,
+      agent: redact(summary.agent),
+      model: redact(summary.model),
+      ...(error === undefined ? {} : { error: redact(error) }),
+    },
+    spans: trace.spans.map((span) => ({
+      ...span,
+      name: redact(span.name),
+      attributes: Object.fromEntries(
+        Object.entries(span.attributes).map(([key, value]) => [key, text(value)]),
+      ),
+    })),
+  };
 }

@@ -13,6 +13,8 @@ export interface StreamOutcome {
   readonly latencySeconds: number;
   /** Seconds until the first chunk of any kind (0 when none came). */
   readonly ttftSeconds: number;
+  /** Why the model stopped, from the `end` chunk. */
+  readonly finishReason?: string;
   /** Set when the stream threw, finished without an `end` chunk, or was abandoned before it. */
   readonly error?: string;
 }
@@ -36,12 +38,14 @@ export async function* measureStream(
   const startedMs = clock.monotonicMs();
   let ttftSeconds: number | undefined;
   let usage: TokenUsage | undefined;
+  let finishReason: string | undefined;
   let error: string | undefined = STREAM_ABANDONED_ERROR;
   try {
     for await (const chunk of open()) {
       ttftSeconds ??= elapsedSeconds(clock, startedMs);
       if (chunk.type === 'end') {
         usage = chunk.usage;
+        finishReason = chunk.finishReason;
         // Complete from here on, even if the consumer stops reading right after this chunk.
         error = undefined;
       }
@@ -56,6 +60,7 @@ export async function* measureStream(
       usage: usage ?? ZERO_USAGE,
       latencySeconds: elapsedSeconds(clock, startedMs),
       ttftSeconds: ttftSeconds ?? 0,
+      ...(finishReason === undefined ? {} : { finishReason }),
       ...(error === undefined ? {} : { error }),
     });
   }

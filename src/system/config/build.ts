@@ -53,6 +53,14 @@ export function buildConfig(file: ConfigFile, where: ConfigWhere) {
       /** Record inference and tool statistics (default true). */
       enabled: file.telemetry?.enabled ?? true,
       dbPath: homePath(file.telemetry?.db_path, 'telemetry.db', where),
+      /** Run traces kept in the store; older runs are deleted (`trace_max_runs`, default 1000). */
+      traceMaxRuns: file.telemetry?.trace_max_runs ?? 1000,
+      /** Characters kept of each traced tool argument, result and error (`trace_text_chars`, default 2000). */
+      traceTextChars: file.telemetry?.trace_text_chars ?? 2000,
+      /** OTLP/HTTP base URL that `jarvis` exports its spans to (`otlp_endpoint`; env OTEL_EXPORTER_OTLP_ENDPOINT). */
+      otlpEndpoint: file.telemetry?.otlp_endpoint,
+      /** Headers sent with every OTLP export, e.g. an API key (`otlp_headers`). */
+      otlpHeaders: file.telemetry?.otlp_headers ?? {},
     },
     mcp: { servers: file.mcp?.servers ?? [] },
     /** Modules imported at start-up so their tools and agents register themselves (`imports = [...]`). */

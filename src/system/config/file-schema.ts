@@ -12,6 +12,7 @@ import {
   nameList,
   number,
   stringList,
+  stringMap,
   table,
   text,
   url,
@@ -198,9 +199,16 @@ const sessionsSection = table({
   answer_tokens: z.optional(wholeNumber({ min: 16 })),
 });
 
+/** An HTTP header name (RFC 9110 token). */
+const OTLP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 const telemetrySection = table({
   enabled: z.optional(flag),
   db_path: z.optional(text()),
+  trace_max_runs: z.optional(wholeNumber({ min: 0 })),
+  trace_text_chars: z.optional(wholeNumber({ min: 16 })),
+  otlp_endpoint: z.optional(url),
+  otlp_headers: z.optional(stringMap(OTLP_HEADER_NAME, 'Header-Name')),
   gpu_metrics: ignored(),
   gpu_poll_interval_ms: ignored(),
 });

@@ -97,7 +97,14 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
       maxRunsPerTaskPerMinute: 60,
     },
     sessions: { dbPath: join(home, 'sessions.db'), contextTokens: undefined, answerTokens: 1024 },
-    telemetry: { enabled: true, dbPath: join(home, 'telemetry.db') },
+    telemetry: {
+      enabled: true,
+      dbPath: join(home, 'telemetry.db'),
+      traceMaxRuns: 1000,
+      traceTextChars: 2000,
+      otlpEndpoint: undefined,
+      otlpHeaders: {},
+    },
     mcp: { servers: [] },
     imports: [],
   };
@@ -178,6 +185,10 @@ answer_tokens = 512
 [telemetry]
 enabled = false
 db_path = "/var/lib/jarvis/t.db"
+trace_max_runs = 50
+trace_text_chars = 300
+otlp_endpoint = "http://127.0.0.1:4318"
+otlp_headers = { Authorization = "Bearer abc" }
 
 [[mcp.servers]]
 name = "files"
@@ -260,7 +271,14 @@ describe('configFromToml', () => {
         maxRunsPerTaskPerMinute: 300,
       },
       sessions: { dbPath: join(HOME, 'talk/s.db'), contextTokens: 4096, answerTokens: 512 },
-      telemetry: { enabled: false, dbPath: '/var/lib/jarvis/t.db' },
+      telemetry: {
+        enabled: false,
+        dbPath: '/var/lib/jarvis/t.db',
+        traceMaxRuns: 50,
+        traceTextChars: 300,
+        otlpEndpoint: 'http://127.0.0.1:4318',
+        otlpHeaders: { Authorization: 'Bearer abc' },
+      },
       mcp: {
         servers: [
           {
@@ -359,7 +377,7 @@ db_path = ""
       chunkSize: 256,
       chunkOverlap: 32,
     });
-    expect(config.telemetry).toEqual({ enabled: true, dbPath: join(HOME, 'tele.db') });
+    expect(config.telemetry).toMatchObject({ enabled: true, dbPath: join(HOME, 'tele.db') });
     expect(config.scheduler.dbPath).toBe(join(HOME, 'scheduler.db'));
     expect(warnings.map((warning) => [warning.key, warning.line])).toEqual([
       ['engine.llamacpp.binary_path', 8],
@@ -638,6 +656,8 @@ host = "ftp://files.example"
       'a whole number >= 1',
     ],
     ['[telemetry]\nenabled = "false"', 'telemetry.enabled', 'true or false'],
+    ['[telemetry]\ntrace_max_runs = -1', 'telemetry.trace_max_runs', '0'],
+    ['[telemetry]\notlp_endpoint = "ftp://x"', 'telemetry.otlp_endpoint', 'http'],
     ['imports = "./x.js"', 'imports', 'an array of non-empty strings'],
   ])('rejects %j at %s', (text, key, expected) => {
     const problems = problemsOf(text);

@@ -69,7 +69,11 @@ describe('STARTER_CONFIG', () => {
     });
     expect(config.memory).toEqual(defaults.memory);
     expect(config.scheduler).toEqual(defaults.scheduler);
-    expect(config.telemetry).toEqual(defaults.telemetry);
+    expect(config.telemetry).toEqual({
+      ...defaults.telemetry,
+      otlpEndpoint: 'http://127.0.0.1:4318',
+      otlpHeaders: { Authorization: 'Bearer ...' },
+    });
     expect(config.tools).toEqual({
       ...defaults.tools,
       webSearchProvider: 'duckduckgo',

@@ -137,6 +137,13 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # Record inference and tool statistics (\`jarvis telemetry stats\`).
 # enabled = true
 # db_path = "telemetry.db"
+# Traces of runs (\`jarvis telemetry runs\`, \`jarvis telemetry show <id>\`): runs kept, and characters kept
+# of each tool argument, result and error.
+# trace_max_runs = 1000
+# trace_text_chars = 2000
+# Also export every span over OTLP/HTTP (Jaeger, Langfuse, Phoenix); env OTEL_EXPORTER_OTLP_ENDPOINT too.
+# otlp_endpoint = "http://127.0.0.1:4318"
+# otlp_headers = { Authorization = "Bearer ..." }
 
 # External MCP servers whose tools agents may use, one [[mcp.servers]] block each: a local process
 # (command, args, env) or an HTTP server (url, headers). Names are letters, digits, _ and -, unique.
