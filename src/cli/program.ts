@@ -13,6 +13,7 @@ import { registerMemoryCommand } from './memory-command.js';
 import { explainMissingPackage } from './optional-packages.js';
 import { packageVersion } from './package-version.js';
 import { registerSchedulerCommand } from './scheduler-command.js';
+import { registerServeCommand } from './serve-command.js';
 import { registerSessionsCommand } from './sessions-command.js';
 import { registerTelemetryCommand } from './telemetry-command.js';
 import { registerToolsCommand } from './tools-command.js';
@@ -63,6 +64,7 @@ export function createProgram(cliIo: CliIo): Command {
     registerTelemetryCommand,
     registerSchedulerCommand,
     registerMcpCommand,
+    registerServeCommand,
     registerDoctorCommand,
     registerInitCommand,
   ]) {
