@@ -39,6 +39,9 @@ export interface SqliteSessionStoreOptions {
 }
 
 const DEFAULT_LIST_LIMIT = 50;
+/** The columns a turn is read from (not the session id the query already names). */
+const TURN_COLUMNS =
+  'seq, messages, agent, model, engine, prompt_tokens, completion_tokens, total_tokens, status, started_ms, ended_ms';
 
 /**
  * Sessions in a SQLite file: each turn is one row written in a `BEGIN IMMEDIATE` transaction together with the
@@ -133,7 +136,7 @@ export class SqliteSessionStore implements SessionStore {
     this.#open();
     if (this.#row('id', id) === undefined) throw noSessionError(id);
     const rows = this.#sql(
-      'SELECT * FROM session_turns WHERE session_id = ? AND seq > ? ORDER BY seq',
+      `SELECT ${TURN_COLUMNS} FROM session_turns WHERE session_id = ? AND seq > ? ORDER BY seq`,
     ).all(id, Math.floor(options.afterSeq ?? 0)) as TurnRow[];
     return rows.map((row) => this.#turn(id, row));
   }
