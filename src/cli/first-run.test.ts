@@ -85,7 +85,8 @@ describe('the first run of jarvis ask (no engine, no model)', () => {
     expect(await runCli(ASK, again.io)).toBe(0);
     expect(again.stderr.text).not.toContain('Download');
     expect(hub.requests.length).toBe(requests);
-  });
+    // Two runs of the real embedded engine, the first loading llama.cpp: about 9 s alone, over 20 s in a busy suite.
+  }, 60_000);
 
   it('on no, downloads nothing and exits 1 with the command that fixes it', async () => {
     const { io, stderr } = cliIo(home, hub.url, { answer: 'n\n' });
