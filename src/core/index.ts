@@ -110,10 +110,12 @@ export {
 export {
   AgentRegistry,
   type AgentRegistryEntry,
+  createRegistries,
   EngineRegistry,
   type EngineRegistryEntry,
   MemoryRegistry,
   type MemoryRegistryEntry,
+  type RegistrySet,
   ToolRegistry,
   type ToolRegistryEntry,
 } from './registries.js';

@@ -21,11 +21,24 @@ export type EngineRegistryEntry =
 /** A memory backend class or a factory that makes a backend from `{ dbPath, bus }`. */
 export type MemoryRegistryEntry = RegistrableClass<MemoryBackend> | AnyFactory<MemoryBackend>;
 
-interface GlobalRegistries {
+/** The four registries of tools, agents, engines and memory backends. */
+export interface RegistrySet {
   readonly tools: Registry<ToolRegistryEntry>;
   readonly agents: Registry<AgentRegistryEntry>;
   readonly engines: Registry<EngineRegistryEntry>;
   readonly memory: Registry<MemoryRegistryEntry>;
+}
+
+type GlobalRegistries = RegistrySet;
+
+/** A new, empty set of registries, for tests and embedders that must not touch the process's global ones. */
+export function createRegistries(): RegistrySet {
+  return {
+    tools: new Registry<ToolRegistryEntry>('tools'),
+    agents: new Registry<AgentRegistryEntry>('agents'),
+    engines: new Registry<EngineRegistryEntry>('engines'),
+    memory: new Registry<MemoryRegistryEntry>('memory'),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AgentStreamEvent, EventBus, JarvisError, Registry } from '../core/index.js';
+import { type AgentStreamEvent, createRegistries, EventBus, JarvisError } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { defineTool } from '../tools/index.js';
 import { Jarvis, type JarvisOptions } from './jarvis.js';
@@ -25,12 +25,7 @@ function jarvisWith(engine: ScriptedEngine, options: Partial<JarvisOptions> = {}
     engine,
     env: { OPENJARVIS_HOME: home },
     cwd: home,
-    registries: {
-      tools: new Registry('tools'),
-      agents: new Registry('agents'),
-      engines: new Registry('engines'),
-      memory: new Registry('memory'),
-    },
+    registries: createRegistries(),
     ...options,
   });
   opened.push(jarvis);

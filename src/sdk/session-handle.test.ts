@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Registry } from '../core/index.js';
+import { createRegistries } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { Jarvis } from './jarvis.js';
 
@@ -24,12 +24,7 @@ function jarvisWith(engine: ScriptedEngine): Jarvis {
     engine,
     env: { OPENJARVIS_HOME: home },
     cwd: home,
-    registries: {
-      tools: new Registry('tools'),
-      agents: new Registry('agents'),
-      engines: new Registry('engines'),
-      memory: new Registry('memory'),
-    },
+    registries: createRegistries(),
   });
   opened.push(jarvis);
   return jarvis;

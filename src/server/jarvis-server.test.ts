@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Registry } from '../core/index.js';
+import { createRegistries } from '../core/index.js';
 import { Jarvis } from '../sdk/index.js';
 import {
   assistantReply,
@@ -42,12 +42,7 @@ async function serve(
     engine,
     env: { OPENJARVIS_HOME: home },
     cwd: home,
-    registries: {
-      tools: new Registry('tools'),
-      agents: new Registry('agents'),
-      engines: new Registry('engines'),
-      memory: new Registry('memory'),
-    },
+    registries: createRegistries(),
   });
   cleanups.push(() => jarvis.close());
   const system = await jarvis.system();

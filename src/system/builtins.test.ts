@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NativeReActAgent, OrchestratorAgent } from '../agents/index.js';
 import {
   type AgentRegistryEntry,
+  createRegistries,
   EventBus,
   Registry,
   type ToolRegistryEntry,
@@ -110,12 +111,7 @@ describe('registerBuiltinAgents', () => {
 });
 
 function emptyRegistries(): SystemRegistries {
-  return {
-    tools: new Registry('tools'),
-    agents: new Registry('agents'),
-    engines: new Registry('engines'),
-    memory: new Registry('memory'),
-  };
+  return createRegistries();
 }
 
 describe('the tables of built-ins', () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type InferenceEngine, type Message, Registry } from '../core/index.js';
+import { createRegistries, type InferenceEngine, type Message } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { configFromToml } from './config/index.js';
 import { buildSystem, type JarvisSystem } from './system.js';
@@ -28,12 +28,7 @@ function systemWith(engine: InferenceEngine, env: Record<string, string> = {}): 
   const system = buildSystem({
     config,
     engine,
-    registries: {
-      tools: new Registry('tools'),
-      agents: new Registry('agents'),
-      engines: new Registry('engines'),
-      memory: new Registry('memory'),
-    },
+    registries: createRegistries(),
     env,
   });
   systems.push(system);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventBus, JarvisError, Registry } from '../core/index.js';
+import { createRegistries, EventBus, JarvisError } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { defineTool } from '../tools/index.js';
 import { configFromToml, type JarvisConfig } from './config/index.js';
@@ -28,12 +28,7 @@ function configOf(toml = ''): JarvisConfig {
 }
 
 function isolatedRegistries(): SystemRegistries {
-  return {
-    tools: new Registry('tools'),
-    agents: new Registry('agents'),
-    engines: new Registry('engines'),
-    memory: new Registry('memory'),
-  };
+  return createRegistries();
 }
 
 function systemWith(engine: ScriptedEngine, toml = '', bus?: EventBus): JarvisSystem {

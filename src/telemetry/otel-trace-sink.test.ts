@@ -9,7 +9,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Registry } from '../core/index.js';
+import { createRegistries } from '../core/index.js';
 import { configFromToml } from '../system/config/index.js';
 import { buildSystem, type JarvisSystem } from '../system/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
@@ -40,12 +40,7 @@ function systemWith(engine: ScriptedEngine, toml = ''): JarvisSystem {
     config,
     engine,
     env: {},
-    registries: {
-      tools: new Registry('tools'),
-      agents: new Registry('agents'),
-      engines: new Registry('engines'),
-      memory: new Registry('memory'),
-    },
+    registries: createRegistries(),
   });
 }
 

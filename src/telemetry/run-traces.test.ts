@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventBus, Registry } from '../core/index.js';
+import { createRegistries, EventBus } from '../core/index.js';
 import { configFromToml } from '../system/config/index.js';
 import { buildSystem, type JarvisSystem } from '../system/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
@@ -33,12 +33,7 @@ function systemWith(engine: ScriptedEngine, toml = ''): JarvisSystem {
     config,
     engine,
     env: {},
-    registries: {
-      tools: new Registry('tools'),
-      agents: new Registry('agents'),
-      engines: new Registry('engines'),
-      memory: new Registry('memory'),
-    },
+    registries: createRegistries(),
   });
   systems.push(system);
   return system;
