@@ -3,8 +3,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   closingQuote,
+  compactJsonText,
+  entrySpans,
   indexBefore,
+  jsonMembers,
+  memberSpan,
   readLenientJson,
+  readLenientJsonSpan,
   readStrictJson,
   readString,
 } from './lenient-json.js';
@@ -121,5 +126,122 @@ describe('closingQuote and indexBefore', () => {
     expect(indexBefore(text, '"', 90, text.length)).toBe(100);
     expect(indexBefore(text, '"', 101, text.length)).toBe(-1);
     expect(indexBefore(text, 'x', 5, 5)).toBe(-1);
+  });
+});
+
+describe('compactJsonText', () => {
+  const whole = (text: string) => ({ text, start: 0, end: text.length });
+  const compact = (text: string) => compactJsonText(JSON.parse(text), whole(text));
+
+  it('drops the space between tokens of what models write, giving JSON.stringify of the value', () => {
+    const source =
+      '{"path": "a/b.md",\n  "text": "say \\"hi\\"\\n\\tand \\\\ go", "n": -12, "ok": [true, false, null, 0]}';
+    expect(compact(source)).toBe(JSON.stringify(JSON.parse(source)));
+    expect(compact('{"a":1}')).toBe('{"a":1}');
+    expect(compactJsonText({ b: 'x' }, { text: 'xx {"b": "x"} yy', start: 3, end: 13 })).toBe(
+      '{"b":"x"}',
+    );
+  });
+
+  it('gives up where JSON.stringify writes the value otherwise', () => {
+    for (const source of [
+      '{"a": 1.0}',
+      '{"a": 1e3}',
+      '{"a": -0}',
+      '{"a": 12345678901234567890}',
+      '{"a": "\\u0041"}',
+      '{"a": "\\/"}',
+      '{"a": "\\ud800"}',
+      '{"b": 1, "1": 2}',
+      '{"a": 1, "a": 2}',
+      '{"x": {"a": 1, "a": 2}}',
+    ]) {
+      expect(compact(source), source).toBeUndefined();
+    }
+    expect(compactJsonText({ a: '\ud800' }, whole('{"a": "\ud800"}'))).toBeUndefined();
+  });
+
+  it('equals JSON.stringify(JSON.parse(text)) whenever it answers (property)', () => {
+    const space = fc.constantFrom('', ' ', '\n', '  ', '\t', '\r\n');
+    const key = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('a', 'a', '1', '__proto__'));
+    const leaf = fc.oneof(
+      fc.string({ maxLength: 6, unit: 'binary' }),
+      fc.constantFrom('"\\/"', '1.5', '-0', '1e2', '007'),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        leaf.map((item) =>
+          typeof item === 'string' && /^[-"0-9]/.test(item) ? item : JSON.stringify(item),
+        ),
+        fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+        fc
+          .array(fc.tuple(key, space, tie('value')), { maxLength: 3 })
+          .map(
+            (entries) =>
+              `{${entries.map(([k, s, v]) => `${JSON.stringify(k)}:${s}${v}`).join(`,${' '}`)}}`,
+          ),
+      ),
+    }));
+    let answered = 0;
+    fc.assert(
+      fc.property(value, space, (source, pad) => {
+        const text = source.replace(/,/g, (comma) => `${comma}${pad}`);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          return; // a leaf spelled like `007` is no JSON
+        }
+        if (typeof parsed !== 'object' || parsed === null) return;
+        const out = compactJsonText(parsed, whole(text));
+        if (out !== undefined) answered += 1;
+        expect(out ?? JSON.stringify(parsed)).toBe(JSON.stringify(parsed));
+      }),
+      { numRuns: 1500, seed: 16 },
+    );
+    expect(answered).toBeGreaterThan(100);
+  });
+});
+
+describe('jsonMembers / memberSpan / entrySpans', () => {
+  const span = (text: string) => ({ text, start: 0, end: text.length });
+  const slice = (s: { text: string; start: number; end: number } | undefined) =>
+    s === undefined ? undefined : s.text.slice(s.start, s.end);
+
+  it('finds the value of a key (the last of two, as JSON.parse does) and the entries of a list', () => {
+    const text = '{ "name" : "f", "arguments": {"a": [1, {"b": "}"}]} , "arguments" : "x" }';
+    expect(slice(memberSpan(jsonMembers(span(text)), 'arguments'))).toBe('"x"');
+    expect(slice(memberSpan(jsonMembers(span(text)), 'name'))).toBe('"f"');
+    const list = '[ {"a": 1} , [2, 3], "s", 4 ]';
+    expect(entrySpans(span(list), 4)?.map((member) => slice(member.value))).toEqual([
+      '{"a": 1}',
+      '[2, 3]',
+      '"s"',
+      '4',
+    ]);
+    expect(entrySpans(span(list), 3)).toBeUndefined();
+    expect(jsonMembers(span('{}'))).toEqual([]);
+  });
+
+  it('does not match a key written with an escape (it could spell the key asked for)', () => {
+    const text = '{"arguments": {"a": 1}, "argument\\u0073": {"b": 2}}';
+    expect(memberSpan(jsonMembers(span(text)), 'arguments')).toBeUndefined();
+  });
+
+  it('readLenientJsonSpan tells where JSON.parse read a value, and nothing for lenient JSON', () => {
+    const read = readLenientJsonSpan('x: {"a": 1} tail', 2);
+    expect(read?.value).toEqual({ a: 1 });
+    expect(read?.span).toEqual({ text: 'x: {"a": 1} tail', start: 3, end: 11 });
+    expect(readLenientJsonSpan("{'a': True}")).toEqual({
+      value: { a: true },
+      end: 11,
+      span: undefined,
+    });
+    expect(readLenientJsonSpan(' 12 ')?.span).toBeUndefined();
   });
 });

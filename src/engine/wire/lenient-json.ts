@@ -249,11 +249,11 @@ export function readString(text: string, index: number, limit: number): Read<str
 
 /** The index of `char` in `[from, limit)`, or -1; never searches past `limit` (a short look first, no copy). */
 export function indexBefore(text: string, char: string, from: number, limit: number): number {
+  if (limit >= text.length) return text.indexOf(char, from); // unbounded: the native search at once
   const code = char.charCodeAt(0);
   const near = Math.min(limit, from + NEAR);
   for (let at = from; at < near; at += 1) if (text.charCodeAt(at) === code) return at;
   if (near >= limit) return -1;
-  if (limit >= text.length) return text.indexOf(char, near);
   const at = text.slice(near, limit).indexOf(char);
   return at === -1 ? -1 : near + at;
 }
@@ -325,4 +325,289 @@ export function noteReach(at: number): void {
 export function fail(at: number): undefined {
   noteReach(at);
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Strict JSON read with where it stood, and its compact text computed from that source
+
+/** Where `JSON.parse` read a value: the whole of `text[start, end)` was strict JSON. */
+export interface JsonSpan {
+  readonly text: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A value read by `readLenientJsonSpan`: `span` tells where, when `JSON.parse` read it (strict JSON). */
+export interface SpannedRead extends Read<unknown> {
+  readonly span: JsonSpan | undefined;
+}
+
+/**
+ * `readLenientJson`, also telling where the value stood when it was strict JSON (read by `JSON.parse`), so its
+ * compact text can be taken from the source (`compactJsonText`) instead of serialising the value again.
+ */
+export function readLenientJsonSpan(
+  text: string,
+  start = 0,
+  limit: number = text.length,
+): SpannedRead | undefined {
+  try {
+    const end = Math.min(limit, text.length);
+    const at = skipSpace(text, start, end);
+    const code = text.charCodeAt(at);
+    if (at >= end || (code !== OPEN_BRACE && code !== OPEN_BRACKET)) {
+      const read = readValue(text, start, end, 0);
+      return read === undefined ? undefined : { value: read.value, end: read.end, span: undefined };
+    }
+    const strict = readStrictJson(text, at, end);
+    if (strict !== undefined) {
+      return { value: strict.value, end: strict.end, span: { text, start: at, end: strict.end } };
+    }
+    // What readValue does once the strict path failed (not trying it a second time).
+    const read =
+      code === OPEN_BRACE ? readObject(text, at + 1, end, 1) : readArray(text, at + 1, end, 1);
+    return read === undefined ? undefined : { value: read.value, end: read.end, span: undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One member of a strict JSON object or list: its key (`undefined` for a list entry) and its value's span. */
+export interface JsonMember {
+  readonly key: string | undefined;
+  readonly value: JsonSpan;
+}
+
+/**
+ * The top-level members of the strict JSON object or list at `span` (keys as written; `undefined` when a key
+ * holds an escape, so it cannot be matched by its text), or `undefined` when the span is not such a value.
+ */
+export function jsonMembers(span: JsonSpan): JsonMember[] | undefined {
+  const { text, start, end } = span;
+  const isObject = text.charCodeAt(start) === OPEN_BRACE;
+  const members: JsonMember[] = [];
+  let at = skipSpaceQuietly(text, start + 1, end);
+  if (text.charCodeAt(at) === (isObject ? CLOSE_BRACE : CLOSE_BRACKET)) return members;
+  while (at < end) {
+    let key: string | undefined;
+    if (isObject) {
+      const close = stringEnd(text, at + 1, end);
+      if (text.charCodeAt(at) !== QUOTE || close === -1) return undefined;
+      const raw = text.slice(at + 1, close);
+      key = raw.includes('\\') ? undefined : raw;
+      at = skipSpaceQuietly(text, close + 1, end);
+      if (text.charCodeAt(at) !== COLON) return undefined;
+      at = skipSpaceQuietly(text, at + 1, end);
+    }
+    const valueEnd = strictValueEnd(text, at, end);
+    if (valueEnd === -1) return undefined;
+    members.push({ key, value: { text, start: at, end: valueEnd } });
+    at = skipSpaceQuietly(text, valueEnd, end);
+    const code = text.charCodeAt(at);
+    if (code !== COMMA)
+      return code === (isObject ? CLOSE_BRACE : CLOSE_BRACKET) ? members : undefined;
+    at = skipSpaceQuietly(text, at + 1, end);
+  }
+  return undefined;
+}
+
+/**
+ * The closing quote of the string whose text starts at `from`, or -1. Inside a strict JSON span every string
+ * closes before its end, so the search needs no bound (and no copy of the text to bound it).
+ */
+function stringEnd(text: string, from: number, end: number): number {
+  for (let at = text.indexOf('"', from); at !== -1 && at < end; at = text.indexOf('"', at + 1)) {
+    let backslash = at - 1;
+    while (backslash >= from && text.charCodeAt(backslash) === BACKSLASH) backslash -= 1;
+    if ((at - 1 - backslash) % 2 === 0) return at;
+  }
+  return -1;
+}
+
+/** The end of the strict JSON value at `start` (brackets counted, strings skipped), or -1. */
+function strictValueEnd(text: string, start: number, end: number): number {
+  let depth = 0;
+  for (let at = start; at < end; ) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      const close = stringEnd(text, at + 1, end);
+      if (close === -1) return -1;
+      at = close + 1;
+      if (depth === 0) return at;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) depth += 1;
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      if (depth === 0) return at;
+      depth -= 1;
+      if (depth === 0) return at + 1;
+    } else if (depth === 0 && (code === COMMA || isSpace(code))) return at;
+    at += 1;
+  }
+  return depth === 0 ? end : -1;
+}
+
+/**
+ * `JSON.stringify(value)` for the `value` that `JSON.parse` read from `span`, taken from the source text with the
+ * white space between tokens dropped, when that is sure to be what `JSON.stringify` writes: no escape it writes
+ * otherwise (only `\"` `\\` `\n` `\r` `\t` `\b` `\f`), no lone surrogate, integers in their shortest form, no key
+ * that is a number (those are reordered), no key written twice. `undefined` when unsure (serialise it then).
+ */
+export function compactJsonText(value: unknown, span: JsonSpan): string | undefined {
+  const { text, start, end } = span;
+  if (!isWellFormedSpan(span)) return undefined;
+  const compact = compactValue(value, text, start, end);
+  return compact?.end === end ? compact.text : undefined;
+}
+
+/** The compact text of the strict JSON value at `start` (see `compactJsonText`) and where it ends. */
+function compactValue(
+  value: unknown,
+  text: string,
+  start: number,
+  end: number,
+): { readonly text: string; readonly end: number } | undefined {
+  let out = '';
+  let copied = start;
+  let keys = 0;
+  let depth = 0;
+  // The next quote and backslash, each searched for once per hit (linear however the strings are escaped).
+  let quote = -2;
+  let backslash = -2;
+  let at = start;
+  do {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      let from = at + 1;
+      for (;;) {
+        if (quote < from) quote = text.indexOf('"', from);
+        if (quote === -1 || quote >= end) return undefined;
+        if (backslash !== -1 && backslash < from) backslash = text.indexOf('\\', from);
+        if (backslash === -1 || backslash > quote) break;
+        if (!isKeptEscape(text.charCodeAt(backslash + 1))) return undefined;
+        from = backslash + 2;
+      }
+      if (text.charCodeAt(skipSpaceQuietly(text, quote + 1, end)) === COLON) {
+        const first = text.charCodeAt(at + 1);
+        if (first >= DIGIT_0 && first <= DIGIT_9) return undefined;
+        keys += 1;
+      }
+      at = quote + 1;
+      continue;
+    }
+    if (isSpace(code)) {
+      const next = skipSpaceQuietly(text, at, end);
+      out += text.slice(copied, at);
+      copied = next;
+      at = next;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) depth += 1;
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth -= 1;
+    at = tokenEnd(text, at, end);
+    if (at === -1) return undefined;
+  } while (depth > 0 && at < end);
+  if (depth !== 0 || keys !== keyCount(value, 0)) return undefined;
+  const whole = copied === start && start === 0 && at === text.length;
+  const compact = whole ? text : out + text.slice(copied, at);
+  return { text: compact, end: at };
+}
+
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** The escapes `JSON.stringify` writes as they are: `\"` `\\` `\b` `\f` `\n` `\r` `\t`. */
+function isKeptEscape(code: number): boolean {
+  return (
+    code === QUOTE ||
+    code === BACKSLASH ||
+    code === 0x62 ||
+    code === 0x66 ||
+    code === 0x6e ||
+    code === 0x72 ||
+    code === 0x74
+  );
+}
+
+/**
+ * The index after the token at `at` outside strings that `JSON.stringify` writes the same: a bracket, `:` or
+ * `,`, `true` / `false` / `null`, or an integer in its shortest form (up to 15 digits, not `-0`); else -1.
+ */
+function tokenEnd(text: string, at: number, end: number): number {
+  const code = text.charCodeAt(at);
+  if (
+    code === OPEN_BRACE ||
+    code === CLOSE_BRACE ||
+    code === OPEN_BRACKET ||
+    code === CLOSE_BRACKET ||
+    code === COLON ||
+    code === COMMA
+  )
+    return at + 1;
+  if (code === 0x74 || code === 0x66 || code === 0x6e) {
+    const word = code === 0x74 ? 'true' : code === 0x66 ? 'false' : 'null';
+    return text.startsWith(word, at) && at + word.length <= end ? at + word.length : -1;
+  }
+  const digits = code === MINUS ? at + 1 : at;
+  let next = digits;
+  while (next < end && text.charCodeAt(next) >= DIGIT_0 && text.charCodeAt(next) <= DIGIT_9)
+    next += 1;
+  const count = next - digits;
+  if (count === 0 || count > 15) return -1;
+  if (text.charCodeAt(digits) === DIGIT_0 && (count > 1 || code === MINUS)) return -1;
+  const after = text.charCodeAt(next);
+  return after === 0x2e || after === 0x65 || after === 0x45 ? -1 : next;
+}
+
+/** How many keys the objects in a parsed JSON value hold, all levels counted. */
+function keyCount(value: unknown, depth: number): number {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += keyCount(item, depth + 1);
+    return count;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    if (Object.hasOwn(object, key)) count += 1 + keyCount(object[key], depth + 1);
+  }
+  return count;
+}
+
+/** Whether the span holds no lone surrogate (`JSON.stringify` escapes those); one-byte text never does. */
+function isWellFormedSpan({ text, start, end }: JsonSpan): boolean {
+  const part = text.slice(start, end) as string & { isWellFormed?: () => boolean };
+  return part.isWellFormed?.() ?? !LONE_SURROGATE.test(part);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The span of the value of `key` among `members` (the last one, as `JSON.parse` keeps), or `undefined` when it
+ * is missing or some key holds an escape (it could spell `key` too).
+ */
+export function memberSpan(
+  members: readonly JsonMember[] | undefined,
+  key: string,
+): JsonSpan | undefined {
+  if (members === undefined) return undefined;
+  let found: JsonSpan | undefined;
+  for (const member of members) {
+    if (member.key === undefined) return undefined;
+    if (member.key === key) found = member.value;
+  }
+  return found;
+}
+
+/** The spans of a strict JSON list's entries, when `span` is one with `count` entries. */
+export function entrySpans(
+  span: JsonSpan | undefined,
+  count: number,
+): readonly JsonMember[] | undefined {
+  if (span === undefined || span.text.charCodeAt(span.start) !== OPEN_BRACKET) return undefined;
+  const members = jsonMembers(span);
+  return members?.length === count ? members : undefined;
 }

@@ -133,12 +133,14 @@ const LESS_THAN = 0x3c;
  * answers are those of `text.includes(marker)`, for any marker asked (listed or not).
  */
 export function createMarkerIndex(markers: readonly string[]): (text: string) => MarkerTest {
-  const angled = new Set(markers.filter((m) => m.length >= 2 && m.charCodeAt(0) === LESS_THAN));
-  const bySecond = new Map<number, string[]>();
+  // `<` and one more character: searched for as any other marker (too short for a two-character key).
+  const angled = new Set(markers.filter((m) => m.length >= 3 && m.charCodeAt(0) === LESS_THAN));
+  const byPrefix = new Map<number, string[]>();
   for (const marker of angled) {
-    const list = bySecond.get(marker.charCodeAt(1)) ?? [];
+    const key = prefixKey(marker, 0);
+    const list = byPrefix.get(key) ?? [];
     list.push(marker);
-    bySecond.set(marker.charCodeAt(1), list);
+    byPrefix.set(key, list);
   }
   const anchors = new Map(markers.map((marker) => [marker, anchorOf(marker)]));
   return (text) => {
@@ -146,7 +148,7 @@ export function createMarkerIndex(markers: readonly string[]): (text: string) =>
     let others: Map<string, boolean> | undefined;
     return (marker) => {
       if (angled.has(marker)) {
-        found ??= angledMarkers(text, bySecond, angled.size);
+        found ??= angledMarkers(text, byPrefix, angled.size);
         return found.has(marker);
       }
       others ??= new Map();
@@ -160,10 +162,18 @@ export function createMarkerIndex(markers: readonly string[]): (text: string) =>
   };
 }
 
-/** The markers of `bySecond` (keyed by their second character) that `text` holds, from one pass over its `<`. */
+/**
+ * The two characters after a `<` at `at`, as one key (most markers start `<|`, so one character tells little);
+ * a missing one (the end of the text) counts as 0 or NaN, which no marker's key holds.
+ */
+function prefixKey(text: string, at: number): number {
+  return text.charCodeAt(at + 1) * 0x10000 + (text.charCodeAt(at + 2) || 0);
+}
+
+/** The markers of `byPrefix` (keyed by `prefixKey`) that `text` holds, from one pass over its `<`. */
 function angledMarkers(
   text: string,
-  bySecond: ReadonlyMap<number, readonly string[]>,
+  byPrefix: ReadonlyMap<number, readonly string[]>,
   count: number,
 ): Set<string> {
   const found = new Set<string>();
@@ -172,7 +182,7 @@ function angledMarkers(
     at !== -1 && found.size < count;
     at = text.indexOf('<', at + 1)
   ) {
-    const candidates = bySecond.get(text.charCodeAt(at + 1));
+    const candidates = byPrefix.get(prefixKey(text, at));
     if (candidates === undefined) continue;
     for (const marker of candidates) if (text.startsWith(marker, at)) found.add(marker);
   }

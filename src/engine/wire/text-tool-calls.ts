@@ -2,11 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { isPlainObject, type ToolCall } from '../../core/index.js';
 import {
   closingQuote,
+  compactJsonText,
+  entrySpans,
   fail,
+  type JsonSpan,
+  jsonMembers,
   matchSticky,
+  memberSpan,
   noteReach,
   type Read,
   reach,
+  readLenientJsonSpan,
   readValue,
   resetReach,
   skipSpace,
@@ -280,7 +286,10 @@ function readWholeReply(text: string, offered: Offered): Candidate[] | undefined
   const first = inner.charAt(0);
   if (first !== '{' && first !== '[' && !/[A-Za-z_]/.test(first)) return undefined;
   const parsed = parseWholeJson(inner);
-  if (parsed !== undefined) return callsFromValue(parsed.value, offered, 'whole');
+  if (parsed !== undefined) {
+    const span = { text: inner, start: 0, end: inner.length };
+    return callsFromValue(parsed.value, offered, 'whole', span);
+  }
   const sequence = readCallSequence(inner, 0, inner.length, offered, 'whole');
   if (sequence === undefined) return undefined;
   const rest = skipSeparators(inner, sequence.end, inner.length);
@@ -409,9 +418,9 @@ function readProseJson(
   at: number,
   offered: Offered,
 ): Read<Candidate[] | undefined> | undefined {
-  const first = readValue(text, at, text.length, 0);
+  const first = readLenientJsonSpan(text, at, text.length);
   if (first === undefined) return undefined;
-  const calls = callsFromValue(first.value, offered, 'prose');
+  const calls = callsFromValue(first.value, offered, 'prose', first.span);
   if (calls === undefined) return { value: undefined, end: first.end };
   let end = first.end;
   for (;;) {
@@ -581,21 +590,29 @@ function readCalls(
   offered: Offered,
   place: Place,
 ): Read<readonly Candidate[]> | undefined {
-  const value = readValue(text, index, limit, 0);
+  const value = readLenientJsonSpan(text, index, limit);
   if (value === undefined) return readPythonCalls(text, index, limit, offered);
-  const calls = callsFromValue(value.value, offered, place);
+  const calls = callsFromValue(value.value, offered, place, value.span);
   return calls === undefined ? undefined : { value: calls, end: value.end };
 }
 
 /** One call object, a list of them, or `{"tool_calls": [...]}`; all of them must be calls, or none count. */
-function callsFromValue(value: unknown, offered: Offered, place: Place): Candidate[] | undefined {
+function callsFromValue(
+  value: unknown,
+  offered: Offered,
+  place: Place,
+  span?: JsonSpan,
+): Candidate[] | undefined {
   if (isPlainObject(value) && Array.isArray(value.tool_calls) && isToolCallsMessage(value)) {
-    return callsFromValue(value.tool_calls, offered, place);
+    const inner = span === undefined ? undefined : memberSpan(jsonMembers(span), 'tool_calls');
+    return callsFromValue(value.tool_calls, offered, place, inner);
   }
   const items = Array.isArray(value) ? value : [value];
+  const spans = Array.isArray(value) ? entrySpans(span, items.length) : undefined;
   const calls: Candidate[] = [];
-  for (const item of items) {
-    const call = callFromObject(item, offered, place);
+  for (const [index, item] of items.entries()) {
+    const itemSpan = Array.isArray(value) ? spans?.[index]?.value : span;
+    const call = callFromObject(item, offered, place, itemSpan);
     if (call === undefined) return undefined;
     calls.push(call);
   }
@@ -617,12 +634,18 @@ function isToolCallsMessage(value: Record<string, unknown>): boolean {
  * called so, and such a reply has no other reading), but not inside prose, where a bare name is too weak a
  * sign to invent a call from.
  */
-function callFromObject(value: unknown, offered: Offered, place: Place): Candidate | undefined {
+function callFromObject(
+  value: unknown,
+  offered: Offered,
+  place: Place,
+  span?: JsonSpan,
+): Candidate | undefined {
   if (!isPlainObject(value)) return undefined;
   const strict = place !== 'marked';
   if (isPlainObject(value.function)) {
     if (strict && !hasOnlyKeys(value, ['id', 'type', 'function'])) return undefined;
-    const inner = callFromObject(value.function, offered, place);
+    const innerSpan = span === undefined ? undefined : memberSpan(jsonMembers(span), 'function');
+    const inner = callFromObject(value.function, offered, place, innerSpan);
     return inner === undefined ? undefined : { ...inner, id: stringOrUndefined(value.id) };
   }
   const nameKey = NAME_KEYS.find((key) => typeof ownValue(value, key) === 'string');
@@ -633,16 +656,25 @@ function callFromObject(value: unknown, offered: Offered, place: Place): Candida
   if (strict && !hasOnlyKeys(value, [nameKey ?? '', argumentsKey ?? '', 'id', 'type'])) {
     return undefined;
   }
-  const args = normaliseArguments(argumentsKey === undefined ? undefined : value[argumentsKey]);
+  const argsSpan =
+    span === undefined || argumentsKey === undefined
+      ? undefined
+      : memberSpan(jsonMembers(span), argumentsKey);
+  const args = normaliseArguments(
+    argumentsKey === undefined ? undefined : value[argumentsKey],
+    argsSpan,
+  );
   return args === undefined
     ? undefined
     : { name, arguments: args, id: stringOrUndefined(value.id) };
 }
 
 /** Arguments as JSON object text: objects are serialised, JSON text is kept when it is an object. */
-function normaliseArguments(raw: unknown): string | undefined {
+function normaliseArguments(raw: unknown, span?: JsonSpan): string | undefined {
   if (raw === undefined || raw === null) return '{}';
-  if (isPlainObject(raw)) return safeStringify(raw);
+  if (isPlainObject(raw)) {
+    return (span === undefined ? undefined : compactJsonText(raw, span)) ?? safeStringify(raw);
+  }
   if (typeof raw !== 'string') return undefined;
   const text = raw.trim();
   if (text === '') return '{}';
@@ -860,11 +892,12 @@ function skipFenceLanguage(text: string, index: number, limit: number): number {
 
 /**
  * Arguments as a JSON object text: an object as is, a string holding a (lenient) JSON object re-serialised,
- * nothing as `{}`; `undefined` for anything else (a list, a number, text that is not an object).
+ * nothing as `{}`; `undefined` for anything else (a list, a number, text that is not an object). `span`: where
+ * `JSON.parse` read `raw` from, when it did (its text is then compacted rather than `raw` serialised again).
  */
-export function argumentsText(raw: unknown): string | undefined {
+export function argumentsText(raw: unknown, span?: JsonSpan): string | undefined {
   try {
-    return normaliseArguments(raw);
+    return normaliseArguments(raw, span);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../../core/index.js';
-import { readLenientJson } from '../lenient-json.js';
+import { readLenientJson, readLenientJsonSpan } from '../lenient-json.js';
 import {
   createAnyFinder,
   createFenceTracker,
@@ -206,11 +206,11 @@ function namedCall(
   fenced: boolean,
 ): TextCall | undefined {
   if (!tools.names.has(name) || name.length > 256) return undefined;
-  const value = readLenientJson(text, at, stop);
+  const value = readLenientJsonSpan(text, at, stop);
   if (value === undefined) return undefined;
   let rest = skipSpace(text, value.end, stop);
   if (fenced && text.startsWith('```', rest)) rest = skipSpace(text, rest + 3, stop);
-  const args = isPlainObject(value.value) ? argumentsText(value.value) : undefined;
+  const args = isPlainObject(value.value) ? argumentsText(value.value, value.span) : undefined;
   return rest === stop && args !== undefined ? { name, arguments: args } : undefined;
 }
 
@@ -348,9 +348,9 @@ function readInvokeArguments(
 ): string | undefined {
   const at = skipSpace(text, start, stop);
   if (text.charAt(at) === '{') {
-    const value = readLenientJson(text, at, stop);
+    const value = readLenientJsonSpan(text, at, stop);
     if (value === undefined || skipSpace(text, value.end, stop) !== stop) return undefined;
-    return isPlainObject(value.value) ? argumentsText(value.value) : undefined;
+    return isPlainObject(value.value) ? argumentsText(value.value, value.span) : undefined;
   }
   const args: Record<string, unknown> = Object.create(null);
   const properties = propertiesOf(tools, name);

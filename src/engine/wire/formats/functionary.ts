@@ -1,4 +1,4 @@
-import { readLenientJson } from '../lenient-json.js';
+import { readLenientJsonSpan } from '../lenient-json.js';
 import {
   createFenceTracker,
   createFinder,
@@ -135,8 +135,8 @@ function readJsonCall(
   start: number,
   limit: number,
 ): Segment | undefined {
-  const value = readLenientJson(text, start, limit);
-  const args = value === undefined ? undefined : argumentsText(value.value);
+  const value = readLenientJsonSpan(text, start, limit);
+  const args = value === undefined ? undefined : argumentsText(value.value, value.span);
   if (value === undefined || args === undefined) return undefined;
   return {
     kind: 'call',

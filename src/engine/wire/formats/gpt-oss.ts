@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../../core/index.js';
-import { readLenientJson } from '../lenient-json.js';
+import { readLenientJsonSpan } from '../lenient-json.js';
 import {
   createAnyFinder,
   createFenceTracker,
@@ -206,9 +206,11 @@ function readArguments(
   limit: number,
   name: string | undefined,
 ): { readonly call: TextCall | undefined; readonly end: number } {
-  const value = name === undefined ? undefined : readLenientJson(reply, start, limit);
+  const value = name === undefined ? undefined : readLenientJsonSpan(reply, start, limit);
   const args =
-    value !== undefined && isPlainObject(value.value) ? argumentsText(value.value) : undefined;
+    value !== undefined && isPlainObject(value.value)
+      ? argumentsText(value.value, value.span)
+      : undefined;
   if (name === undefined || value === undefined || args === undefined)
     return { call: undefined, end: limit };
   const at = skipSpace(reply, value.end, reply.length);

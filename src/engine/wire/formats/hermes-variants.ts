@@ -1,4 +1,4 @@
-import { readLenientJson } from '../lenient-json.js';
+import { readLenientJsonSpan } from '../lenient-json.js';
 import { skipSpace } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import {
@@ -44,9 +44,10 @@ function functionTagReader(nameEnd: string): BlockReader {
       if (text.charAt(at) !== '>' || at >= limit) return undefined;
       at += 1;
     }
-    const value = readLenientJson(text, at, limit);
+    const value = readLenientJsonSpan(text, at, limit);
     const isObject = typeof value?.value === 'object' && value.value !== null;
-    const args = value === undefined || !isObject ? undefined : argumentsText(value.value);
+    const args =
+      value === undefined || !isObject ? undefined : argumentsText(value.value, value.span);
     if (value === undefined || args === undefined) return undefined;
     let end = value.end;
     const after = skipSpace(text, end, limit);

@@ -1,6 +1,12 @@
 import { isPlainObject } from '../../../core/index.js';
-import { readLenientJson } from '../lenient-json.js';
-import { createFenceTracker, createFinder, joinPieces, skipSpace } from '../text-scan.js';
+import {
+  entrySpans,
+  type JsonSpan,
+  jsonMembers,
+  memberSpan,
+  readLenientJsonSpan,
+} from '../lenient-json.js';
+import { createFenceTracker, joinPieces, skipSpace } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -32,8 +38,15 @@ export interface MarkedBlock {
   readonly read: BlockReader;
 }
 
-/** Turns one JSON value of a block into a call, or `undefined` when it is none (an unknown tool, a bad shape). */
-export type EntryReader = (value: unknown, tools: OfferedToolSet) => TextCall | undefined;
+/**
+ * Turns one JSON value of a block into a call, or `undefined` when it is none (an unknown tool, a bad shape);
+ * `span` tells where `JSON.parse` read the value, when it did.
+ */
+export type EntryReader = (
+  value: unknown,
+  tools: OfferedToolSet,
+  span?: JsonSpan,
+) => TextCall | undefined;
 
 /**
  * Cuts every marked block out of `reply` and returns its calls with the text around them (trimmed joins).
@@ -65,30 +78,28 @@ function scanBlocks(
   blocks: readonly MarkedBlock[],
   tools: OfferedToolSet,
 ): ReadToolCalls | undefined {
-  const finders = blocks.map((block) => createFinder(text, block.marker));
+  // The next hit of each block's marker (-2: not searched yet); searches never move backwards, so each
+  // marker's hits are found once (linear however many there are).
+  const hits = blocks.map(() => -2);
   const fences = createFenceTracker(text);
   const pieces: string[] = [];
   const calls: TextCall[] = [];
   let copied = 0;
   let search = 0;
   for (;;) {
-    const next = nearestMarker(finders, blocks, search);
-    if (next === undefined) break;
-    const { at, index } = next;
-    const start = at + (blocks[index]?.marker.length ?? 1);
+    const index = nearestMarker(text, blocks, hits, search);
+    if (index === -1) break;
+    const block = blocks[index] as MarkedBlock;
+    const at = hits[index] as number;
+    const start = at + block.marker.length;
     search = start;
     if (fences.isInside(at) || text.charAt(at - 1) === '`') continue;
-    const following = finders[index]?.(start) ?? -1;
-    const block = blocks[index]?.read(
-      text,
-      start,
-      following === -1 ? text.length : following,
-      tools,
-    );
-    if (block === undefined) continue;
+    const following = nextHit(text, block.marker, hits, index, start);
+    const read = block.read(text, start, following === -1 ? text.length : following, tools);
+    if (read === undefined) continue;
     pieces.push(text.slice(copied, at));
-    for (const call of block.calls) calls.push(call);
-    copied = Math.max(block.end, start);
+    for (const call of read.calls) calls.push(call);
+    copied = Math.max(read.end, start);
     search = copied;
     fences.skipTo(copied);
   }
@@ -97,25 +108,40 @@ function scanBlocks(
   return { content: joinPieces(pieces), calls };
 }
 
-/** The first marker at or after `from`; of two at one place, the longer. */
-function nearestMarker(
-  finders: readonly ((from: number) => number)[],
-  blocks: readonly MarkedBlock[],
+/** The next hit at or after `from` of the marker of `hits[index]` (kept there), or -1. */
+function nextHit(
+  text: string,
+  marker: string,
+  hits: number[],
+  index: number,
   from: number,
-): { readonly at: number; readonly index: number } | undefined {
-  const markerLength = (index: number): number => blocks[index]?.marker.length ?? 0;
-  let best: { at: number; index: number } | undefined;
-  finders.forEach((find, index) => {
-    const at = find(from);
-    if (at === -1) return;
-    if (
-      best === undefined ||
-      at < best.at ||
-      (at === best.at && markerLength(index) > markerLength(best.index))
-    ) {
-      best = { at, index };
+): number {
+  const hit = hits[index] as number;
+  if (hit === -1 || hit >= from) return hit;
+  const found = text.indexOf(marker, from);
+  hits[index] = found;
+  return found;
+}
+
+/** The block whose marker comes first at or after `from` (of two at one place, the longer), or -1. */
+function nearestMarker(
+  text: string,
+  blocks: readonly MarkedBlock[],
+  hits: number[],
+  from: number,
+): number {
+  let best = -1;
+  let bestAt = -1;
+  for (let index = 0; index < blocks.length; index += 1) {
+    const marker = (blocks[index] as MarkedBlock).marker;
+    const at = nextHit(text, marker, hits, index, from);
+    if (at === -1) continue;
+    const longer = at === bestAt && marker.length > (blocks[best] as MarkedBlock).marker.length;
+    if (best === -1 || at < bestAt || longer) {
+      best = index;
+      bestAt = at;
     }
-  });
+  }
   return best;
 }
 
@@ -174,9 +200,9 @@ export function readJsonCalls(
   let end = fenced ? skipWord(text, open + 3, limit) : start;
   for (;;) {
     const at = calls.length === 0 ? end : skipSeparators(text, end, limit);
-    const value = readLenientJson(text, at, limit);
+    const value = readLenientJsonSpan(text, at, limit);
     if (value === undefined) break;
-    const found = callsOf(value.value, entry, tools);
+    const found = callsOf(value.value, entry, tools, value.span);
     if (found.length === 0) break;
     for (const call of found) calls.push(call);
     end = value.end;
@@ -188,11 +214,18 @@ export function readJsonCalls(
 }
 
 /** The calls in one value: the value itself, or the entries of a list (bad entries dropped). */
-function callsOf(value: unknown, entry: EntryReader, tools: OfferedToolSet): TextCall[] {
-  const items = Array.isArray(value) ? value : [value];
+function callsOf(
+  value: unknown,
+  entry: EntryReader,
+  tools: OfferedToolSet,
+  span: JsonSpan | undefined,
+): TextCall[] {
+  const list = Array.isArray(value);
+  const items = list ? value : [value];
+  const spans = list ? entrySpans(span, items.length) : undefined;
   const calls: TextCall[] = [];
-  for (const item of items) {
-    const call = entry(item, tools);
+  for (const [index, item] of items.entries()) {
+    const call = entry(item, tools, list ? spans?.[index]?.value : span);
     if (call !== undefined) calls.push(call);
   }
   return calls;
@@ -215,18 +248,19 @@ export interface CallEntryOptions {
 export function createCallEntry(options: CallEntryOptions = {}): EntryReader {
   const nameKeys = options.nameKeys ?? ['name'];
   const argumentKeys = options.argumentKeys ?? ['arguments', 'parameters'];
-  const read: EntryReader = (value, tools) => {
+  const read: EntryReader = (value, tools, span) => {
     // A tool definition echoed from the prompt has a description; a call never does.
     if (!isPlainObject(value) || Object.hasOwn(value, 'description')) return undefined;
     const wrapped = ownValue(value, 'function');
     if (isPlainObject(wrapped) && ownValue(value, 'type') === 'function')
-      return read(wrapped, tools);
+      return read(wrapped, tools, spanOf(span, 'function'));
     const nameKey = nameKeys.find((key) => typeof ownValue(value, key) === 'string');
     const name = nameKey === undefined ? undefined : String(value[nameKey]);
     if (name === undefined || !tools.names.has(name)) return undefined;
     const argumentsKey = argumentKeys.find((key) => Object.hasOwn(value, key));
     if (argumentsKey === undefined && options.requireArguments === true) return undefined;
-    const args = argumentsText(argumentsKey === undefined ? undefined : value[argumentsKey]);
+    if (argumentsKey === undefined) return { name, arguments: '{}' };
+    const args = argumentsText(value[argumentsKey], spanOf(span, argumentsKey));
     return args === undefined ? undefined : { name, arguments: args };
   };
   return read;
@@ -236,12 +270,12 @@ export function createCallEntry(options: CallEntryOptions = {}): EntryReader {
 export const callEntry: EntryReader = createCallEntry();
 
 /** Apertus's short form `{"tool_name": {…arguments}}`: one key, the tool's name. */
-export const nameKeyedEntry: EntryReader = (value, tools) => {
+export const nameKeyedEntry: EntryReader = (value, tools, span) => {
   if (!isPlainObject(value)) return undefined;
   const keys = Object.keys(value);
   const name = keys[0];
   if (keys.length !== 1 || name === undefined || !tools.names.has(name)) return undefined;
-  const args = argumentsText(value[name]);
+  const args = argumentsText(value[name], spanOf(span, name));
   return args === undefined ? undefined : { name, arguments: args };
 };
 
@@ -283,7 +317,7 @@ export const apertusFormat: ToolCallFormat = jsonFormat(
   'apertus',
   '<|tools_prefix|>',
   '<|tools_suffix|>',
-  (value, tools) => nameKeyedEntry(value, tools) ?? callEntry(value, tools),
+  (value, tools, span) => nameKeyedEntry(value, tools, span) ?? callEntry(value, tools, span),
 );
 
 /** IBM Granite-20B-FunctionCalling: `<function_call> {"name": …, "arguments": {…}}`, repeated, no end marker. */
@@ -361,7 +395,7 @@ function readXlam(reply: string, tools: OfferedToolSet): ReadToolCalls | undefin
   }
   body = body.trim();
   if (!body.startsWith('[')) return undefined;
-  const value = readLenientJson(body, 0, body.length);
+  const value = readLenientJsonSpan(body, 0, body.length);
   if (value === undefined || value.end !== body.length || !Array.isArray(value.value)) {
     return undefined;
   }
@@ -369,7 +403,7 @@ function readXlam(reply: string, tools: OfferedToolSet): ReadToolCalls | undefin
   const wellFormed = entries.every(
     (item) => isPlainObject(item) && Object.keys(item).every((key) => XLAM_KEYS.has(key)),
   );
-  const calls = wellFormed ? callsOf(entries, xlamEntry, tools) : [];
+  const calls = wellFormed ? callsOf(entries, xlamEntry, tools, value.span) : [];
   return calls.length === 0 ? undefined : { content: '', calls };
 }
 
@@ -419,6 +453,11 @@ function skipWord(text: string, index: number, limit: number): number {
   let at = index;
   while (at < limit && /[A-Za-z]/.test(text.charAt(at))) at += 1;
   return at;
+}
+
+/** Where the value of `key` stands in the object read from `span`, when known. */
+function spanOf(span: JsonSpan | undefined, key: string): JsonSpan | undefined {
+  return span === undefined ? undefined : memberSpan(jsonMembers(span), key);
 }
 
 function ownValue(value: Record<string, unknown>, key: string): unknown {

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../../core/index.js';
-import { readLenientJson } from '../lenient-json.js';
+import { readLenientJsonSpan } from '../lenient-json.js';
 import {
   createAnyFinder,
   createFenceTracker,
@@ -130,9 +130,11 @@ function readEntry(
   const value =
     name === undefined
       ? undefined
-      : readLenientJson(text, argumentAt + ARGUMENT_BEGIN.length, stop);
+      : readLenientJsonSpan(text, argumentAt + ARGUMENT_BEGIN.length, stop);
   const args =
-    value !== undefined && isPlainObject(value.value) ? argumentsText(value.value) : undefined;
+    value !== undefined && isPlainObject(value.value)
+      ? argumentsText(value.value, value.span)
+      : undefined;
   if (name === undefined || value === undefined || args === undefined)
     return { call: undefined, end, closed };
   if (skipSpace(text, value.end, stop) !== stop) return { call: undefined, end, closed };

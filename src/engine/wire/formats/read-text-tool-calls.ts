@@ -58,14 +58,15 @@ function readFamilyFormats(
   hasMarker: MarkerTest,
 ): FoundTextToolCalls | undefined {
   const formats = options.formats ?? toolCallFormatsFor(options.model);
-  const byMain = formats.filter((format) => hasMarker(format.markers[0] ?? '\u0000'));
-  const byOther = formats.filter(
-    (format) => !byMain.includes(format) && format.markers.some(hasMarker),
-  );
-  for (const format of [...byMain, ...byOther]) {
-    const found = readSafely(format, content, tools);
-    if (found === undefined || found.calls.length === 0) continue;
-    return { content: found.content, toolCalls: withIds(found.calls, options.generateId) };
+  // Two passes over the formats rather than lists of them: most replies hold one format's markers, or none.
+  for (const main of [true, false]) {
+    for (const format of formats) {
+      const holdsMain = hasMarker(format.markers[0] ?? '\u0000');
+      if (main ? !holdsMain : holdsMain || !format.markers.some(hasMarker)) continue;
+      const found = readSafely(format, content, tools);
+      if (found === undefined || found.calls.length === 0) continue;
+      return { content: found.content, toolCalls: withIds(found.calls, options.generateId) };
+    }
   }
   return undefined;
 }

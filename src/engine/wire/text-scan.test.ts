@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createMarkerIndex } from './text-scan.js';
+
+const MARKERS = [
+  '<tool_call>',
+  '<tool_calls>',
+  '<|tool_call_begin|>',
+  '<|tool_calls_section_begin|>',
+  '<|python_tag|>',
+  '<|python_start|>',
+  '<x',
+  '<|',
+  '[TOOL_CALLS]',
+  'to=functions.',
+  '>>>',
+];
+
+describe('createMarkerIndex', () => {
+  it('answers as text.includes(marker), for listed and unlisted markers (property)', () => {
+    const index = createMarkerIndex(MARKERS);
+    const piece = fc.oneof(
+      fc.constantFrom(...MARKERS),
+      fc.constantFrom(...MARKERS).map((marker) => marker.slice(0, -1)),
+      fc.constantFrom('<', '|', '<|', '<t', ' ', 'a', '>', 'x', '\n'),
+    );
+    const asked = fc.oneof(
+      fc.constantFrom(...MARKERS),
+      fc.constantFrom('<tool', '<|p', '<q>', '|>'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 12 }),
+        fc.array(asked, { maxLength: 6 }),
+        (pieces, questions) => {
+          const text = pieces.join('');
+          const holds = index(text);
+          for (const marker of questions) expect(holds(marker), marker).toBe(text.includes(marker));
+        },
+      ),
+      { numRuns: 1000, seed: 16 },
+    );
+  });
+
+  it('finds a marker at the very end of the text and not one cut off by it', () => {
+    const holds = createMarkerIndex(MARKERS)('prose <|python_tag|');
+    expect(holds('<|python_tag|>')).toBe(false);
+    expect(createMarkerIndex(MARKERS)('prose <|python_tag|>')('<|python_tag|>')).toBe(true);
+    expect(createMarkerIndex(MARKERS)('a <x')('<x')).toBe(true);
+  });
+});
