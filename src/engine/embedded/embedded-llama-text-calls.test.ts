@@ -41,7 +41,10 @@ function answer(content: string, extra: Partial<GenerateResult> = {}): GenerateR
 }
 
 let ids = 0;
-const makeId = () => `call_${(ids += 1)}`;
+function makeId(): string {
+  ids += 1;
+  return `call_${ids}`;
+}
 
 describe('tool calls an embedded model writes as text', () => {
   it("reads them in the syntax of the GGUF's chat template, arguments typed by the schema", () => {
