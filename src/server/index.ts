@@ -10,6 +10,8 @@ export {
 export type { ChatRunSettings } from './chat-run.js';
 export { createJarvisServer } from './jarvis-server.js';
 export { ApiError, type ApiErrorOptions, type ApiErrorType } from './openai-error.js';
+export { createPageApi, type PageApiOptions } from './page-api.js';
+export { MAX_API_TEXT_CHARS } from './page-json.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_RUNS,

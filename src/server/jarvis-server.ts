@@ -10,6 +10,7 @@ import { type CompletionIdentity, completionOf } from './chat-response.js';
 import { prepareChat, runChat, runFailure, streamChat } from './chat-run.js';
 import { sseBody } from './chat-sse.js';
 import { ApiError, invalidRequest } from './openai-error.js';
+import { createPageApi } from './page-api.js';
 import { RequestDeadline } from './request-deadline.js';
 import { RunSlots } from './run-slots.js';
 import {
@@ -63,6 +64,7 @@ export function createJarvisServer(options: JarvisServerOptions): Hono {
   app.use('/v1/*', authorize(options.apiKey));
   app.get('/v1/models', async (c) => c.json(modelList(await servedModel(state))));
   app.post('/v1/chat/completions', limitBody(options), (c) => chatCompletions(c, state));
+  app.route('/api', createPageApi({ system: state.system, apiKey: options.apiKey }));
   return app;
 }
 
