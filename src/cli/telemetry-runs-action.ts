@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
 import type { JarvisSystem } from '../system/index.js';
 import type { TelemetryStore } from '../telemetry/index.js';
+import { runJson, traceJson } from '../telemetry/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import type { ListFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
-import { runJson, runsTable, traceJson, traceTimeline } from './telemetry-runs-format.js';
+import { runsTable, traceTimeline } from './telemetry-runs-format.js';
 
 /** Flags of `jarvis telemetry runs`. */
 export interface TelemetryRunsFlags extends ListFlags {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../core/index.js';
 import type { TraceRun } from '../telemetry/index.js';
-import { runsTable, traceJson, traceTimeline } from './telemetry-runs-format.js';
+import { traceJson } from '../telemetry/index.js';
+import { runsTable, traceTimeline } from './telemetry-runs-format.js';
 
 const RUN: TraceRun = {
   id: '0123456789abcdef0123456789abcdef',

@@ -3,9 +3,11 @@ import { bestScore } from '../core/index.js';
 import {
   agentCatalog,
   type JarvisSystem,
+  runJson,
   runToDict,
   taskToDict,
   toolCatalog,
+  traceJson,
 } from '../system/index.js';
 import { bearerKeyMatches } from './bearer-auth.js';
 import { runFailure } from './chat-run.js';
@@ -13,11 +15,9 @@ import { ApiError, invalidRequest } from './openai-error.js';
 import {
   agentJson,
   memoryResultJson,
-  runJson,
   safeJson,
   sessionJson,
   toolJson,
-  traceJson,
   turnJson,
 } from './page-json.js';
 

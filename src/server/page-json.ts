@@ -2,19 +2,10 @@ import type { MemoryResult, Message } from '../core/index.js';
 import { relativeRelevance } from '../core/index.js';
 import type {
   AgentCatalogEntry,
-  JarvisSystem,
   SessionInfo,
   SessionTurn,
   ToolCatalogEntry,
 } from '../system/index.js';
-
-/** A stored run as the telemetry store returns it (with its span tree). */
-export type StoredRun = NonNullable<ReturnType<ReturnType<JarvisSystem['telemetry']>['getRun']>>;
-/** A stored run's summary as the telemetry store lists it. */
-export type StoredRunSummary = ReturnType<
-  ReturnType<JarvisSystem['telemetry']>['listRuns']
->[number];
-type StoredSpan = StoredRun['spans'][number];
 
 /** Longest text (message, tool result, prompt, memory chunk) an `/api` answer holds; longer ones are cut. */
 export const MAX_API_TEXT_CHARS = 4000;
@@ -46,42 +37,6 @@ export function isoInstant(epochMs: number): string {
   const iso = new Date(epochMs).toISOString();
   const milliseconds = iso.slice(20, 23);
   return `${iso.slice(0, 19)}${milliseconds === '000' ? '' : `.${milliseconds}000`}+00:00`;
-}
-
-/** A run summary with snake_case keys (as `jarvis telemetry runs --json`). */
-export function runJson(run: StoredRunSummary): Record<string, unknown> {
-  return {
-    id: run.id,
-    started_ms: run.startedMs,
-    ended_ms: run.endedMs,
-    agent: run.agent,
-    model: run.model,
-    input_length: run.inputLength,
-    turns: run.turns,
-    model_calls: run.modelCalls,
-    tool_calls: run.toolCalls,
-    prompt_tokens: run.promptTokens,
-    completion_tokens: run.completionTokens,
-    latency_seconds: run.latencySeconds,
-    status: run.status,
-    ...(run.error === undefined ? {} : { error: run.error }),
-  };
-}
-
-/** A whole run: the summary, `dropped_spans` and the span tree (as `jarvis telemetry show --json`). */
-export function traceJson(run: StoredRun): Record<string, unknown> {
-  const span = (node: StoredSpan): Record<string, unknown> => ({
-    span_id: node.spanId,
-    ...(node.parentSpanId === undefined ? {} : { parent_span_id: node.parentSpanId }),
-    kind: node.kind,
-    name: node.name,
-    started_ms: node.startedMs,
-    ended_ms: node.endedMs,
-    status: node.status,
-    attributes: node.attributes,
-    children: node.children.map(span),
-  });
-  return { ...runJson(run), dropped_spans: run.droppedSpans, spans: run.spans.map(span) };
 }
 
 /** A session without its turns (as `jarvis sessions list --json`). */

@@ -7,6 +7,7 @@ export {
   taskToDict,
 } from '../scheduler/index.js';
 export type { SessionInfo, SessionStore, SessionTurn } from '../sessions/index.js';
+export { runJson, traceJson } from '../telemetry/index.js';
 export type { ConfirmationRequest, ConfirmCallback } from '../tools/index.js';
 export {
   BUILTIN_AGENTS,

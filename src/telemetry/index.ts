@@ -32,6 +32,7 @@ export {
 export { TelemetryStore, type TelemetryStoreOptions } from './telemetry-store.js';
 export { STREAM_ABANDONED_ERROR, STREAM_MISSING_END_ERROR } from './telemetry-stream.js';
 export type { TelemetrySummaryEntry, TelemetrySummaryOptions } from './telemetry-summary.js';
+export { runJson, traceJson } from './trace-json.js';
 export type { ListRunsOptions } from './trace-tables.js';
 export type {
   FinishedTrace,
