@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SessionInfo, SessionStore } from '../sessions/index.js';
 import type { JarvisSystem } from '../system/index.js';
+import { sessionDocument, sessionInfoJson } from '../system/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { jsonText, terminalText } from './cli-output.js';
@@ -17,8 +18,6 @@ import { canAsk, promptYesNo } from './prompt-yes-no.js';
 import {
   formatSessionShow,
   formatSessionTable,
-  sessionDocument,
-  sessionInfoJson,
   sessionLabel,
   turnCount,
 } from './sessions-format.js';

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../core/index.js';
 import type { SessionInfo, SessionTurn } from '../sessions/index.js';
-import {
-  formatSessionShow,
-  formatSessionTable,
-  sessionDocument,
-  sessionInfoJson,
-  turnsCell,
-} from './sessions-format.js';
+import { sessionDocument, sessionInfoJson } from '../system/index.js';
+import { formatSessionShow, formatSessionTable, turnsCell } from './sessions-format.js';
 import { codeBlock, sessionMarkdown } from './sessions-markdown.js';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);

@@ -5,21 +5,16 @@ import {
   type JarvisSystem,
   runJson,
   runToDict,
+  sessionInfoJson,
   taskToDict,
   toolCatalog,
   traceJson,
+  turnJson,
 } from '../system/index.js';
 import { bearerKeyMatches } from './bearer-auth.js';
 import { runFailure } from './chat-run.js';
 import { ApiError, invalidRequest } from './openai-error.js';
-import {
-  agentJson,
-  memoryResultJson,
-  safeJson,
-  sessionJson,
-  toolJson,
-  turnJson,
-} from './page-json.js';
+import { agentJson, memoryResultJson, safeJson, toolJson } from './page-json.js';
 
 /** Options of `createPageApi`. */
 export interface PageApiOptions {
@@ -80,7 +75,7 @@ export function createPageApi(options: PageApiOptions): Hono {
   api.get('/sessions', async (c) => {
     const limit = limitParam(c, 'limit', SESSIONS_LIMIT);
     const sessions = await (await system()).sessions().list({ limit });
-    return answer(c, { object: 'list', data: sessions.map(sessionJson) });
+    return answer(c, { object: 'list', data: sessions.map(sessionInfoJson) });
   });
   api.get('/sessions/:id', async (c) => {
     const limit = limitParam(c, 'limit', TURNS_LIMIT);
@@ -92,7 +87,7 @@ export function createPageApi(options: PageApiOptions): Hono {
     const turns = await store.turns(info.id, { afterSeq: after });
     const shown = turns.slice(-limit);
     return answer(c, {
-      session: sessionJson(info),
+      session: sessionInfoJson(info),
       turns: shown.map(turnJson),
       has_more: shown.length < turns.length,
     });

@@ -118,6 +118,18 @@ export {
 } from './engines.js';
 export { type ModelHubSettings, modelHubSettings } from './model-hub-settings.js';
 export { NoModelError, type NoModelErrorOptions } from './no-model-error.js';
+export {
+  type MessageJson,
+  SESSION_DOCUMENT_FORMAT,
+  SESSION_DOCUMENT_VERSION,
+  type SessionDocument,
+  type SessionInfoJson,
+  type SummaryJson,
+  sessionDocument,
+  sessionInfoJson,
+  type TurnJson,
+  turnJson,
+} from './session-json.js';
 export type {
   HistoryPreparer,
   SessionHistoryReport,
