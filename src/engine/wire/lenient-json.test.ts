@@ -7,6 +7,7 @@ import {
   entrySpans,
   indexBefore,
   jsonMembers,
+  jsonString,
   memberSpan,
   readLenientJson,
   readLenientJsonSpan,
@@ -243,5 +244,28 @@ describe('jsonMembers / memberSpan / entrySpans', () => {
       span: undefined,
     });
     expect(readLenientJsonSpan(' 12 ')?.span).toBeUndefined();
+  });
+});
+
+describe('jsonString', () => {
+  it('writes what JSON.stringify writes', () => {
+    const texts = [
+      '',
+      'plain words',
+      'a "quote"',
+      'back\\slash',
+      'line\nbreak\ttab\r',
+      '\u0000\u001f\u007f',
+    ];
+    texts.push('\ud83d\ude00 pair', 'lone \ud800 high', 'lone \udc00 low', 'é ü \u2028 \u2029');
+    for (const text of texts) expect(jsonString(text)).toBe(JSON.stringify(text));
+    const alphabet = ['a', ' ', '"', '\\', '\n', '\t', '\u0001', '\ud83d', '\ude00', 'é'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 80 }), (chars) => {
+        const text = chars.join('');
+        expect(jsonString(text)).toBe(JSON.stringify(text));
+      }),
+      { numRuns: 500, seed: 16 },
+    );
   });
 });

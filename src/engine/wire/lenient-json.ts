@@ -611,3 +611,16 @@ export function entrySpans(
   const members = jsonMembers(span);
   return members?.length === count ? members : undefined;
 }
+
+/**
+ * `JSON.stringify(text)`: a string with nothing to escape (no quote, backslash, control character or surrogate;
+ * one regular-expression test, which stops at the first such character) is only put in quotes, the rest goes to
+ * `JSON.stringify`.
+ */
+export function jsonString(text: string): string {
+  return TO_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** The characters `JSON.stringify` may escape (a surrogate only when it stands alone: left to it). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON escapes are the point.
+const TO_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;

@@ -16,6 +16,7 @@ import type {
   TextCall,
   ToolCallFormat,
 } from './tool-call-format.js';
+import { argumentsJson } from './xml-parameters.js';
 
 // DeepSeek's special tokens use fullwidth bars (U+FF5C) and "lower one eighth block" spaces (U+2581).
 
@@ -352,14 +353,14 @@ function readInvokeArguments(
     if (value === undefined || skipSpace(text, value.end, stop) !== stop) return undefined;
     return isPlainObject(value.value) ? argumentsText(value.value, value.span) : undefined;
   }
-  const args: Record<string, unknown> = Object.create(null);
+  const entries: [string, unknown][] = [];
   const properties = propertiesOf(tools, name);
   for (let index = at; ; ) {
     index = skipSpace(text, index, stop);
-    if (index >= stop) return argumentsText(args);
+    if (index >= stop) return argumentsJson(entries);
     const parameter = readParameter(text, index, stop, finders);
     if (parameter === undefined) return undefined;
-    args[parameter.name] = parameterValue(parameter, properties?.[parameter.name]);
+    entries.push([parameter.name, parameterValue(parameter, properties?.[parameter.name])]);
     index = parameter.end;
   }
 }

@@ -37,11 +37,14 @@ export const glmFormat: ToolCallFormat = {
   },
 };
 
+const VALUE_FOLLOWERS = [KEY_OPEN, CALL_CLOSE];
+const MARKERS = [CALL_OPEN];
+
 function readGlm(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   if (!reply.includes(CALL_OPEN)) return undefined;
-  const nextClose = createCloseFinder(reply, VALUE_CLOSE, [KEY_OPEN, CALL_CLOSE], skipGap);
+  const nextClose = createCloseFinder(reply, VALUE_CLOSE, VALUE_FOLLOWERS, skipGap);
   return readMarkedBlocks(reply, {
-    markers: [CALL_OPEN],
+    markers: MARKERS,
     thinkTags: THINK_TAGS,
     readBlock: (at) => readCall(reply, at, tools, nextClose),
   });

@@ -50,12 +50,15 @@ export const minimaxFormat: ToolCallFormat = {
   },
 };
 
+const PARAMETER_FOLLOWERS = [PARAMETER_OPEN, INVOKE_CLOSE];
+const MARKERS = [M2_OPEN, M1_OPEN];
+
 function readMinimax(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   if (!reply.includes(M2_OPEN) && !reply.includes(M1_OPEN)) return undefined;
-  const nextClose = createCloseFinder(reply, PARAMETER_CLOSE, [PARAMETER_OPEN, INVOKE_CLOSE]);
+  const nextClose = createCloseFinder(reply, PARAMETER_CLOSE, PARAMETER_FOLLOWERS);
   const nextM1Close = createForwardFinder(reply, M1_CLOSE);
   return readMarkedBlocks(reply, {
-    markers: [M2_OPEN, M1_OPEN],
+    markers: MARKERS,
     thinkTags: THINK_TAGS,
     readBlock: (at, marker) =>
       marker === M2_OPEN

@@ -37,12 +37,17 @@ export interface FunctionTagFormatOptions {
  * wrapper's close may be missing at the end of the output; a value without its `</parameter>` is truncated.
  */
 export function createFunctionTagFormat(options: FunctionTagFormatOptions): ToolCallFormat {
+  // Worked out once per format, not once per reply.
+  const syntax: FunctionTagSyntax = {
+    ...options,
+    followers: [PARAMETER_OPEN, FUNCTION_CLOSE, options.close],
+  };
   return {
     name: options.name,
     markers: [options.open, FUNCTION_OPEN],
     read(reply, tools) {
       try {
-        return readFunctionTags(reply, tools, options);
+        return readFunctionTags(reply, tools, syntax);
       } catch {
         // Only a bug could land here (every step is bounded); a reply is never worth a crash.
         return undefined;
@@ -50,6 +55,13 @@ export function createFunctionTagFormat(options: FunctionTagFormatOptions): Tool
     },
   };
 }
+
+interface FunctionTagSyntax extends FunctionTagFormatOptions {
+  /** What may follow a `</parameter>` that closes a value. */
+  readonly followers: readonly string[];
+}
+
+const FUNCTION_MARKERS = [FUNCTION_OPEN];
 
 /**
  * Qwen3-Coder (and Qwen3.5): `<tool_call>\n<function=name>\n<parameter=p>\nvalue\n</parameter>\n</function>\n
@@ -65,14 +77,10 @@ export const qwen3CoderFormat: ToolCallFormat = createFunctionTagFormat({
 function readFunctionTags(
   reply: string,
   tools: OfferedToolSet,
-  options: FunctionTagFormatOptions,
+  options: FunctionTagSyntax,
 ): ReadToolCalls | undefined {
   if (!reply.includes(FUNCTION_OPEN)) return undefined;
-  const nextClose = createCloseFinder(reply, PARAMETER_CLOSE, [
-    PARAMETER_OPEN,
-    FUNCTION_CLOSE,
-    options.close,
-  ]);
+  const nextClose = createCloseFinder(reply, PARAMETER_CLOSE, options.followers);
   const read = (at: number, floor: number): XmlBlock | XmlMiss => {
     const call = readFunction(reply, at, tools, options.close, nextClose);
     if ('resume' in call) return call;
@@ -82,7 +90,7 @@ function readFunctionTags(
     return { start, end, calls: [{ name: call.name, arguments: call.arguments }], kept: [] };
   };
   return readMarkedBlocks(reply, {
-    markers: [FUNCTION_OPEN],
+    markers: FUNCTION_MARKERS,
     thinkTags: options.thinkTags,
     readBlock: (at, _marker, floor) => read(at, floor),
   });

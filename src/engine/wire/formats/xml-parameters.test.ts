@@ -139,6 +139,59 @@ describe('propertySchema and argumentsJson', () => {
     );
     expect(argumentsJson([['n', 10n]])).toBeUndefined();
   });
+
+  it('writes what JSON.stringify writes for an object of the entries', () => {
+    // The reference: the object a null prototype keeps every key of, serialised by JSON.stringify.
+    const reference = (entries: readonly (readonly [string, unknown])[]) => {
+      const object: Record<string, unknown> = Object.create(null);
+      for (const [key, value] of entries) object[key] = value;
+      return JSON.stringify(object);
+    };
+    const cases: (readonly (readonly [string, unknown])[])[] = [
+      [['text', 'say "hi"\n\tand \\ go\u0001 \ud800 \ud83d\ude00 \u2028']],
+      [
+        ['2', 'b'],
+        ['1', 'a'],
+        ['x', null],
+      ],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['a', 3],
+        ['c', [1, 'two']],
+      ],
+      [
+        ['', 'empty key'],
+        ['k"ey', -0],
+        ['big', 1e21],
+        ['gone', undefined],
+      ],
+      Array.from({ length: 12 }, (_, index) => [`p${index % 10}`, index] as const),
+    ];
+    for (const entries of cases) expect(argumentsJson(entries)).toBe(reference(entries));
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.string({ maxLength: 4 }),
+            fc.oneof(fc.string(), fc.double(), fc.boolean(), fc.constant(null)),
+          ),
+          { maxLength: 12 },
+        ),
+        (entries) => {
+          expect(argumentsJson(entries)).toBe(reference(entries));
+        },
+      ),
+      { numRuns: 300, seed: 16 },
+    );
+  });
+
+  it('types a plain string schema as text and an enum of other values by their type', () => {
+    expect(typedParameter('\n7\n', { type: 'string' })).toBe('7');
+    expect(typedParameter('7', { type: 'string', enum: ['a', 7] })).toBe(7);
+    expect(typedParameter('none', { type: 'string', anyOf: [{ type: 'null' }] })).toBeNull();
+    expect(typedParameter('true', { type: 'string', const: true })).toBe(true);
+  });
 });
 
 describe('scanning helpers', () => {

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../../core/index.js';
-import { readLenientJson } from '../lenient-json.js';
+import { jsonString, readLenientJson } from '../lenient-json.js';
 import { createFinder, joinPieces, skipSpace } from '../text-scan.js';
 import type { ReadToolCalls, TextCall } from './tool-call-format.js';
 
@@ -16,6 +16,7 @@ import type { ReadToolCalls, TextCall } from './tool-call-format.js';
  */
 export function typedParameter(raw: string, schema: JsonSchema | undefined): unknown {
   const text = trimOneLineBreak(raw);
+  if (schema !== undefined && isPlainStringSchema(schema)) return text;
   const types = schema === undefined ? new Set<string>() : schemaTypes(schema, 0);
   const isNullWord = isNullOrNone(text);
   if (types.size === 0) return jsonOrText(text);
@@ -39,11 +40,53 @@ export function propertySchema(
   return isObject(schema) ? schema : undefined;
 }
 
-/** Parameters read in order as JSON object text (a later duplicate wins); `undefined` if it cannot serialise. */
+/**
+ * Parameters read in order as JSON object text (a later duplicate wins); `undefined` if it cannot serialise. The
+ * text is what `JSON.stringify` writes for an object of the entries, written directly (each string value quoted
+ * once, no object built) unless a key repeats or is a number (those an object reorders).
+ */
 export function argumentsJson(
   entries: readonly (readonly [string, unknown])[],
 ): string | undefined {
-  // A null prototype keeps a `__proto__` parameter an ordinary key.
+  if (entries.length === 0) return '{}';
+  if (!hasPlainKeys(entries)) return objectJson(entries);
+  let text = '{';
+  for (const [key, value] of entries) {
+    const valueText = typeof value === 'string' ? jsonString(value) : valueJson(value);
+    // A value JSON.stringify leaves out or cannot write: the object's way decides.
+    if (valueText === undefined) return objectJson(entries);
+    text += `${text.length === 1 ? '' : ','}${jsonString(key)}:${valueText}`;
+  }
+  return `${text}}`;
+}
+
+/** Keys that keep their order in an object: none repeats, none starts with a digit (an index goes first). */
+function hasPlainKeys(entries: readonly (readonly [string, unknown])[]): boolean {
+  const seen = entries.length > 8 ? new Set<string>() : undefined;
+  for (let index = 0; index < entries.length; index += 1) {
+    const key = (entries[index] as readonly [string, unknown])[0];
+    const first = key.charCodeAt(0);
+    if (first >= 0x30 && first <= 0x39) return false;
+    if (seen === undefined) {
+      for (let before = 0; before < index; before += 1) {
+        if ((entries[before] as readonly [string, unknown])[0] === key) return false;
+      }
+    } else if (seen.has(key)) return false;
+    else seen.add(key);
+  }
+  return true;
+}
+
+function valueJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value) as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entries as an object (a null prototype keeps a `__proto__` parameter an ordinary key), serialised. */
+function objectJson(entries: readonly (readonly [string, unknown])[]): string | undefined {
   const object: Record<string, unknown> = Object.create(null);
   for (const [key, value] of entries) object[key] = value;
   try {
@@ -51,6 +94,18 @@ export function argumentsJson(
   } catch {
     return undefined;
   }
+}
+
+/** `{"type": "string"}` and nothing that adds a type: the value is the text as it is (the common case). */
+function isPlainStringSchema(schema: JsonSchema): boolean {
+  return (
+    schema.type === 'string' &&
+    schema.enum === undefined &&
+    schema.anyOf === undefined &&
+    schema.oneOf === undefined &&
+    schema.allOf === undefined &&
+    !Object.hasOwn(schema, 'const')
+  );
 }
 
 /** `null` or `none` in any case, with space around (only a four-letter value is lower-cased, not a long one). */
@@ -201,33 +256,59 @@ export function readMarkedBlocks(
   text: string,
   options: MarkedBlocksOptions,
 ): ReadToolCalls | undefined {
-  const nextMarker = createMultiFinder(text, options.markers);
+  const { markers } = options;
+  // The next hit of each marker (-2: not searched yet); searches only move forward, so the scan stays linear.
+  const hits = markers.map(() => -2);
   const prose = createProseTracker(text, options.thinkTags);
   const pieces: string[] = [];
   const calls: TextCall[] = [];
   let copied = 0;
   let search = 0;
-  for (let found = nextMarker(search); found !== undefined; found = nextMarker(search)) {
-    const markerEnd = found.at + found.marker.length;
-    if (prose.quoted(found.at)) {
+  for (let which = nextMarker(text, markers, hits, search); which !== -1; ) {
+    const at = hits[which] as number;
+    const marker = markers[which] as string;
+    const markerEnd = at + marker.length;
+    if (prose === undefined ? text.charCodeAt(at - 1) === BACKTICK : prose.quoted(at)) {
       search = markerEnd;
-      continue;
+    } else {
+      const read = options.readBlock(at, marker, copied);
+      if ('resume' in read || read.calls.length === 0) {
+        search = Math.max('resume' in read ? read.resume : read.end, markerEnd);
+      } else {
+        pieces.push(text.slice(copied, read.start));
+        for (const [start, end] of read.kept) pieces.push(text.slice(start, end));
+        for (const call of read.calls) calls.push(call);
+        copied = read.end;
+        search = Math.max(read.end, markerEnd);
+        prose?.skip(search);
+      }
     }
-    const read = options.readBlock(found.at, found.marker, copied);
-    if ('resume' in read || read.calls.length === 0) {
-      search = Math.max('resume' in read ? read.resume : read.end, markerEnd);
-      continue;
-    }
-    pieces.push(text.slice(copied, read.start));
-    for (const [start, end] of read.kept) pieces.push(text.slice(start, end));
-    for (const call of read.calls) calls.push(call);
-    copied = read.end;
-    search = Math.max(read.end, markerEnd);
-    prose.skip(search);
+    which = nextMarker(text, markers, hits, search);
   }
   if (calls.length === 0) return undefined;
   pieces.push(text.slice(copied));
   return { content: joinPieces(pieces), calls };
+}
+
+const BACKTICK = 0x60;
+
+/** The index in `markers` of the earliest one found at or after `from` (its position in `hits`), or -1. */
+function nextMarker(
+  text: string,
+  markers: readonly string[],
+  hits: number[],
+  from: number,
+): number {
+  let best = -1;
+  for (let index = 0; index < markers.length; index += 1) {
+    let hit = hits[index] as number;
+    if (hit !== -1 && hit < from) {
+      hit = text.indexOf(markers[index] as string, from);
+      hits[index] = hit;
+    }
+    if (hit !== -1 && (best === -1 || hit < (hits[best] as number))) best = index;
+  }
+  return best;
 }
 
 /**
@@ -239,7 +320,7 @@ export function createCloseFinder(
   text: string,
   close: string,
   followers: readonly string[],
-  skip: (text: string, at: number) => number = (value, at) => skipSpace(value, at, value.length),
+  skip: (text: string, at: number) => number = skipSpace,
 ): (from: number) => number {
   let closes: number[] | undefined;
   return (from) => {
@@ -264,9 +345,14 @@ function listCloses(
   const closes: number[] = [];
   for (let at = text.indexOf(close); at !== -1; at = text.indexOf(close, at + close.length)) {
     const next = skip(text, at + close.length);
-    if (next >= text.length || followers.some((tag) => text.startsWith(tag, next))) closes.push(at);
+    if (next >= text.length || startsWithAny(text, followers, next)) closes.push(at);
   }
   return closes;
+}
+
+function startsWithAny(text: string, tags: readonly string[], at: number): boolean {
+  for (const tag of tags) if (text.startsWith(tag, at)) return true;
+  return false;
 }
 
 /**
@@ -280,12 +366,12 @@ export function readTagText(
 ): { readonly value: string; readonly end: number } | undefined {
   const stop = Math.min(text.length, start + maxLength + 1);
   for (let at = start; at < stop; at += 1) {
-    const char = text.charAt(at);
-    if (char === '>') {
+    const code = text.charCodeAt(at);
+    if (code === 0x3e) {
       const value = text.slice(start, at).trim();
       return value === '' ? undefined : { value, end: at + 1 };
     }
-    if (char === '<' || char === '\n') return undefined;
+    if (code === 0x3c || code === 0x0a) return undefined;
   }
   return undefined;
 }
@@ -299,27 +385,6 @@ export const THINK_TAGS: readonly (readonly [string, string])[] = [['<think>', '
 // ---------------------------------------------------------------------------------------------------------
 // Markers, code fences and thinking
 
-interface FoundMarker {
-  readonly at: number;
-  readonly marker: string;
-}
-
-/** The earliest of several markers at or after a position that never moves backwards. */
-function createMultiFinder(
-  text: string,
-  markers: readonly string[],
-): (from: number) => FoundMarker | undefined {
-  const finders = markers.map((marker) => ({ marker, find: createFinder(text, marker) }));
-  return (from) => {
-    let best: FoundMarker | undefined;
-    for (const { marker, find } of finders) {
-      const at = find(from);
-      if (at !== -1 && (best === undefined || at < best.at)) best = { at, marker };
-    }
-    return best;
-  };
-}
-
 interface ProseTracker {
   /** Whether a marker at `at` is inside a code fence, inline code or thinking (positions only grow). */
   quoted(at: number): boolean;
@@ -327,11 +392,15 @@ interface ProseTracker {
   skip(to: number): void;
 }
 
-/** Follows code fences and thinking sections through the prose, in one forward pass. */
+/**
+ * Follows code fences and thinking sections through the prose, in one forward pass; `undefined` when the text
+ * holds no fence and no thinking tag (then only inline code, a backtick right before a marker, quotes one).
+ */
 function createProseTracker(
   text: string,
   thinkTags: readonly (readonly [string, string])[],
-): ProseTracker {
+): ProseTracker | undefined {
+  if (!text.includes('```') && !holdsThinkTag(text, thinkTags)) return undefined;
   const nextFence = createFenceFinder(text);
   const opens = thinkTags.map(([open, close]) => ({ open, close, find: createFinder(text, open) }));
   const closes = new Map(thinkTags.map(([, close]) => [close, createFinder(text, close)]));
@@ -368,6 +437,12 @@ function createProseTracker(
       cursor = Math.max(cursor, to);
     },
   };
+}
+
+function holdsThinkTag(text: string, thinkTags: readonly (readonly [string, string])[]): boolean {
+  for (const [open, close] of thinkTags)
+    if (text.includes(open) || text.includes(close)) return true;
+  return false;
 }
 
 function firstOpen(
