@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../src/core/index.js';
 import {
   delayReply,
@@ -17,6 +17,8 @@ import {
 import { BUILT_CLI, TEST_BUILD } from '../support/cli-build.js';
 import { type CliRun, runCli } from '../support/run-cli.js';
 
+/** Per test: the tests of a describe run concurrently, so on a loaded machine each takes longer than alone. */
+const CLI_TEST_TIMEOUT_MS = 60_000;
 const homes: string[] = [];
 const servers: ScriptedOpenAIServer[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -51,6 +53,7 @@ async function ask(
   const home = options.home ?? (await tempHome());
   return runCli(['ask', ...engineFlags(server), ...args], {
     env: envFor(home),
+    timeoutMs: CLI_TEST_TIMEOUT_MS,
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
   });
 }
@@ -91,7 +94,7 @@ function spawnCli(args: readonly string[], env: Record<string, string>): Spawned
   child.stderr.setEncoding('utf8').on('data', (text: string) => {
     stderr += text;
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), CLI_TEST_TIMEOUT_MS);
   const exited = new Promise<CliRun>((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -161,17 +164,16 @@ const CALCULATOR_SCRIPT: ScriptedServerOptions = {
   ],
 };
 
-afterEach(async () => {
+// The tests of each describe run concurrently (each has its own server and home): most of a test's time is a
+// CLI process starting, so several at once keep both cores busy. What they started is stopped at the end.
+afterAll(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-afterAll(async () => {
   await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
 });
 
-describe('jarvis ask answers', () => {
-  it('runs the seed example: the orchestrator calls the calculator, tokens stream to stdout', async () => {
+describe('jarvis ask answers', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.concurrent('runs the seed example: the orchestrator calls the calculator, tokens stream to stdout', async () => {
     const server = await startServer(CALCULATOR_SCRIPT);
     const run = await ask(server, [
       '--agent',
@@ -193,14 +195,14 @@ describe('jarvis ask answers', () => {
     expect(second?.messages.find((message) => message.role === 'tool')?.content).toMatch(/^51/);
   });
 
-  it('answers a plain question with the default agent', async () => {
+  it.concurrent('answers a plain question with the default agent', async () => {
     const server = await startServer({ script: [{ content: 'The capital of France is Paris.' }] });
     const run = await ask(server, ['What is the capital of France?']);
     expect(run).toMatchObject({ code: 0, stdout: 'The capital of France is Paris.\n', stderr: '' });
     server.assertAllRepliesConsumed();
   });
 
-  it('joins the words of an unquoted query, and reads the query from stdin when none is given', async () => {
+  it.concurrent('joins the words of an unquoted query, and reads the query from stdin when none is given', async () => {
     const server = await startServer({ script: [{ content: '4' }, { content: 'Paris' }] });
     const words = await ask(server, ['What', 'is', '2+2']);
     const piped = await ask(server, [], { stdin: 'What is the capital of France?\n' });
@@ -211,7 +213,7 @@ describe('jarvis ask answers', () => {
     expect(second?.messages.at(-1)?.content).toBe('What is the capital of France?');
   });
 
-  it('streams tokens to stdout as they arrive (before the answer is complete)', async () => {
+  it.concurrent('streams tokens to stdout as they arrive (before the answer is complete)', async () => {
     const server = await startServer({
       script: [
         {
@@ -237,7 +239,7 @@ describe('jarvis ask answers', () => {
     expect(bodyOf(modelRequests(server)[0]).stream).toBe(true);
   });
 
-  it('--no-stream prints the whole answer from a non-streamed call; the flags reach the model call', async () => {
+  it.concurrent('--no-stream prints the whole answer from a non-streamed call; the flags reach the model call', async () => {
     const server = await startServer({ script: [{ content: 'Whole answer.' }] });
     const run = await ask(server, [
       '--agent',
@@ -264,8 +266,8 @@ describe('jarvis ask answers', () => {
   });
 });
 
-describe('jarvis ask --json', () => {
-  it('prints the ask_full shape in snake_case with the tool results', async () => {
+describe('jarvis ask --json', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.concurrent('prints the ask_full shape in snake_case with the tool results', async () => {
     const server = await startServer(CALCULATOR_SCRIPT);
     const run = await ask(server, ['--json', '--tools', 'calculator', 'What is 15% of 340?']);
     expect(run.code).toBe(0);
@@ -306,7 +308,7 @@ describe('jarvis ask --json', () => {
     ]);
   });
 
-  it('keeps max_turns_exceeded when --max-turns 1 and the model keeps calling tools', async () => {
+  it.concurrent('keeps max_turns_exceeded when --max-turns 1 and the model keeps calling tools', async () => {
     const server = await startServer({
       script: [{ toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }] }],
     });
@@ -326,7 +328,7 @@ describe('jarvis ask --json', () => {
     server.assertAllRepliesConsumed();
   });
 
-  it('prints exactly one JSON object with the error when the run fails', async () => {
+  it.concurrent('prints exactly one JSON object with the error when the run fails', async () => {
     const server = await startServer({
       script: [
         { fault: 'status', status: 400, body: { error: { message: `boom ${LEAKED_KEY}` } } },
@@ -342,8 +344,8 @@ describe('jarvis ask --json', () => {
   });
 });
 
-describe('jarvis ask stopped before a final answer', () => {
-  it('by the turn limit: no stand-in answer on stdout, the reason on stderr, exit 3', async () => {
+describe('jarvis ask stopped before a final answer', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.concurrent('by the turn limit: no stand-in answer on stdout, the reason on stderr, exit 3', async () => {
     const server = await startServer({
       script: [{ toolCalls: [{ name: 'calculator', arguments: { expression: '1+1' } }] }],
     });
@@ -355,7 +357,7 @@ describe('jarvis ask stopped before a final answer', () => {
     expect(run.code).toBe(3);
   });
 
-  it('by the loop guard: what the model said stays on stdout, the reason goes to stderr, exit 3', async () => {
+  it.concurrent('by the loop guard: what the model said stays on stdout, the reason goes to stderr, exit 3', async () => {
     const call = { name: 'calculator', arguments: { expression: '1+1' } };
     const server = await startServer({
       script: [1, 2, 3, 4].map(() => ({ content: 'Checking.', toolCalls: [call] })),
@@ -370,8 +372,8 @@ describe('jarvis ask stopped before a final answer', () => {
   });
 });
 
-describe('jarvis ask with hostile model and server text', () => {
-  it('pipes the answer raw but shows tool activity on stderr with escapes made visible', async () => {
+describe('jarvis ask with hostile model and server text', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.concurrent('pipes the answer raw but shows tool activity on stderr with escapes made visible', async () => {
     const server = await startServer({
       script: [
         {
@@ -392,7 +394,7 @@ describe('jarvis ask with hostile model and server text', () => {
     expect(run.code).toBe(0);
   });
 
-  it('shows an error quoting the server with escapes made visible and secrets redacted', async () => {
+  it.concurrent('shows an error quoting the server with escapes made visible and secrets redacted', async () => {
     const server = await startServer({
       script: [
         {
@@ -415,8 +417,8 @@ describe('jarvis ask with hostile model and server text', () => {
   });
 });
 
-describe('jarvis ask approval', () => {
-  it('refuses a tool that needs confirmation without a terminal, and says to pass --yes', async () => {
+describe('jarvis ask approval', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.concurrent('refuses a tool that needs confirmation without a terminal, and says to pass --yes', async () => {
     const server = await startServer({
       script: [
         { toolCalls: [{ name: 'dangerous', arguments: { path: '/tmp/x' } }] },
@@ -437,7 +439,7 @@ describe('jarvis ask approval', () => {
     expect(toolMessage?.content).toMatch(/denied/);
   });
 
-  it('--yes approves it', async () => {
+  it.concurrent('--yes approves it', async () => {
     const server = await startServer({
       script: [
         { toolCalls: [{ name: 'dangerous', arguments: { path: '/tmp/x' } }] },
@@ -455,8 +457,8 @@ describe('jarvis ask approval', () => {
   });
 });
 
-describe('jarvis ask Ctrl-C', () => {
-  it('cancels a waiting model call: Cancelled. and exit code 130', async () => {
+describe('jarvis ask Ctrl-C', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
+  it.concurrent('cancels a waiting model call: Cancelled. and exit code 130', async () => {
     let arrived: () => void = () => undefined;
     const requestArrived = new Promise<void>((resolve) => {
       arrived = resolve;
@@ -476,7 +478,7 @@ describe('jarvis ask Ctrl-C', () => {
     expect(run).toMatchObject({ code: 130, stdout: '', stderr: 'Cancelled.\n' });
   });
 
-  it('SIGTERM cancels it too, with exit code 143', async () => {
+  it.concurrent('SIGTERM cancels it too, with exit code 143', async () => {
     let arrived: () => void = () => undefined;
     const requestArrived = new Promise<void>((resolve) => {
       arrived = resolve;
@@ -499,7 +501,7 @@ describe('jarvis ask Ctrl-C', () => {
   });
 });
 
-describe('jarvis ask errors', () => {
+describe('jarvis ask errors', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   let server: ScriptedOpenAIServer;
 
   beforeAll(async () => {
@@ -559,14 +561,17 @@ describe('jarvis ask errors', () => {
     ],
   ];
 
-  it.each(usageErrors)('exits 2 on %s, naming the problem', async (_name, args, stdin, message) => {
-    const run = await ask(server, args, stdin === undefined ? {} : { stdin });
-    expect(run.stderr).toMatch(message);
-    expect(run.stdout).toBe('');
-    expect(run.code).toBe(2);
-  });
+  it.concurrent.each(usageErrors)(
+    'exits 2 on %s, naming the problem',
+    async (_name, args, stdin, message) => {
+      const run = await ask(server, args, stdin === undefined ? {} : { stdin });
+      expect(run.stderr).toMatch(message);
+      expect(run.stdout).toBe('');
+      expect(run.code).toBe(2);
+    },
+  );
 
-  it('exits 2 on a corrupted config, naming the file and line', async () => {
+  it.concurrent('exits 2 on a corrupted config, naming the file and line', async () => {
     const home = await tempHome();
     await mkdir(join(home, '.openjarvis'));
     const config = join(home, '.openjarvis', 'config.toml');
@@ -579,7 +584,7 @@ describe('jarvis ask errors', () => {
     expect([invalid.code, broken.code]).toEqual([2, 2]);
   });
 
-  it('exits 2 when the file named by --config does not exist', async () => {
+  it.concurrent('exits 2 when the file named by --config does not exist', async () => {
     const home = await tempHome();
     const missing = join(home, 'nope.toml');
     const run = await ask(server, ['--config', missing, 'Hi'], { home });
@@ -588,7 +593,7 @@ describe('jarvis ask errors', () => {
     expect(run.code).toBe(2);
   });
 
-  it('--json prints a usage error as one JSON object too', async () => {
+  it.concurrent('--json prints a usage error as one JSON object too', async () => {
     const run = await ask(server, ['--json', '--agent', 'nope', 'Hi']);
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({
@@ -601,7 +606,7 @@ describe('jarvis ask errors', () => {
     });
   });
 
-  it('shows unknown config keys in warnings with their escapes made visible', async () => {
+  it.concurrent('shows unknown config keys in warnings with their escapes made visible', async () => {
     const home = await tempHome();
     await mkdir(join(home, '.openjarvis'));
     const config = join(home, '.openjarvis', 'config.toml');
@@ -611,12 +616,12 @@ describe('jarvis ask errors', () => {
     expect(run.stderr).not.toContain(ESC);
   });
 
-  it('exits 1 with advice when the engine cannot be reached', async () => {
+  it.concurrent('exits 1 with advice when the engine cannot be reached', async () => {
     const port = await closedPort();
     const home = await tempHome();
     const run = await runCli(
       ['ask', '--engine', 'ollama', '--base-url', `http://127.0.0.1:${port}`, 'Hi'],
-      { env: envFor(home) },
+      { env: envFor(home), timeoutMs: CLI_TEST_TIMEOUT_MS },
     );
     expect(run.stderr).toContain(`http://127.0.0.1:${port}`);
     expect(run.stderr).toContain('connection refused');

@@ -152,6 +152,9 @@ export function hostIdsOf(status: string): HostIds {
   };
 }
 
+/** How long `hostIdsWhile` waits between two scans of the host's process table. */
+const HOST_SCAN_INTERVAL_MS = 20;
+
 /** The host pid of a process whose name (`/proc/<pid>/comm`) is `marker`, if there is one now. */
 async function findByName(marker: string): Promise<number | undefined> {
   for (const entry of await readdir('/proc')) {
@@ -185,6 +188,8 @@ export async function hostIdsWhile(
       await watched;
       return hostIdsOf(status);
     }
+    // A pause between scans: scanning back to back kept a core busy while the sandbox started.
+    await new Promise((resolve) => setTimeout(resolve, HOST_SCAN_INTERVAL_MS));
   }
   return undefined;
 }

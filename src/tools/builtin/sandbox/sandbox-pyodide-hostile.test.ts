@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type ToolResult } from '../../../core/index.js';
@@ -30,6 +29,7 @@ import {
   limitHostiles,
   PidRecorder,
   runAsOrdinaryUser,
+  SharedPyodideSnapshot,
 } from './sandbox-test-support.case.test.js';
 
 // The Pyodide backend asked for explicitly (CI has python3, so `auto` would pick bubblewrap + python3).
@@ -40,6 +40,7 @@ const { token } = canaries;
 const recorder = new PidRecorder();
 let selection: SandboxSelection = { ok: false, reason: 'not selected yet' };
 let tool = new CodeInterpreterTool({ sandbox: selection });
+const snapshot = new SharedPyodideSnapshot();
 let snapshotDir = '';
 
 // The host's kernel knobs, read before any sandboxed code runs and put back should a snippet ever change one.
@@ -48,15 +49,17 @@ const knobGuard = new HostKnobGuard();
 beforeAll(async () => {
   await knobGuard.record();
   await canaries.plant();
-  snapshotDir = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-snapshot-'));
-  selection = await selectSandbox({ backend: 'pyodide', pyodideSnapshotDir: snapshotDir });
+  snapshotDir = await snapshot.open();
+  selection = await snapshot.selectWith(() =>
+    selectSandbox({ backend: 'pyodide', pyodideSnapshotDir: snapshotDir }),
+  );
   tool = new CodeInterpreterTool({ sandbox: recorder.recording(selection) });
 }, 120_000);
 
 afterAll(async () => {
   await knobGuard.restoreChanged();
   await canaries.remove();
-  await rm(snapshotDir, { recursive: true, force: true });
+  await snapshot.close();
 });
 
 /** Python that imports a Node module through the JS FFI (`js` + dynamic `import()`) as `mod`. */

@@ -1,10 +1,11 @@
 import { chmod, cp, lstat, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { CodeInterpreterTool } from './code-interpreter.js';
 import { resolvePyodidePackage } from './sandbox-pyodide.js';
 import { stagePyodideForJail } from './sandbox-pyodide-stage.js';
+import { SharedPyodideSnapshot } from './sandbox-test-support.case.test.js';
 
 // When we are root the jail runs as an unprivileged host user, which cannot read a package inside a folder
 // closed to others (a checkout under /root, a 0700 temp folder): such a package is staged into a copy.
@@ -81,9 +82,10 @@ describe('the Pyodide backend with its package in a folder closed to others', ()
     await chmod(closed, 0o700);
     const copy = join(closed, 'pyodide');
     await cp(found.dir, copy, { recursive: true });
-    const snapshotDir = await mkdtemp(join(work, 'snapshot-'));
-    const select = { backend: 'pyodide', pyodideSnapshotDir: snapshotDir } as const;
-    const where = await new CodeInterpreterTool({ select }).sandbox();
+    const snapshot = new SharedPyodideSnapshot();
+    const select = { backend: 'pyodide', pyodideSnapshotDir: await snapshot.open() } as const;
+    onTestFinished(() => snapshot.close());
+    const where = await snapshot.selectWith(() => new CodeInterpreterTool({ select }).sandbox());
     if (!where.ok) {
       if (onCi) throw new Error(`CI must run the Pyodide sandbox tests: ${where.reason}`);
       process.stderr.write(`skipped: ${where.reason}\n`);

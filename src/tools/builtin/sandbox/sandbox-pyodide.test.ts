@@ -16,24 +16,26 @@ import {
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
 import { rootEntries, selectSandbox } from './sandbox-select.js';
 import { openSandboxSession } from './sandbox-session.js';
+import { SharedPyodideSnapshot } from './sandbox-test-support.case.test.js';
 
 // Ordinary behaviour of the Pyodide backend, reached through the tool with `select: { backend: 'pyodide' }`.
 // CI must never skip: a missing sandbox fails there.
 const onCi = process.env.CI === 'true';
+const snapshot = new SharedPyodideSnapshot();
 let snapshotDir = '';
 let tool = new CodeInterpreterTool();
 let selection: SandboxSelection = { ok: false, reason: 'not selected yet' };
 
 beforeAll(async () => {
-  snapshotDir = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-snapshot-'));
+  snapshotDir = await snapshot.open();
   tool = new CodeInterpreterTool({
     select: { backend: 'pyodide', pyodideSnapshotDir: snapshotDir },
   });
-  selection = await tool.sandbox();
+  selection = await snapshot.selectWith(() => tool.sandbox());
 }, 120_000);
 
 afterAll(async () => {
-  await rm(snapshotDir, { recursive: true, force: true });
+  await snapshot.close();
 });
 
 /** Runs `code` through the tool, or returns undefined when no sandbox exists here (the refusal is checked). */

@@ -242,3 +242,64 @@ async function prepareUserFolder(
   if (root) await chown(snapshotDir, ORDINARY_UID, ORDINARY_UID);
   return { ...request, pyodideDir, snapshotDir };
 }
+
+/** The longest a file waits for another one building the shared snapshot before it builds its own. */
+const SNAPSHOT_LOCK_WAIT_MS = 180_000;
+
+/** True when `error` is a Node error with `code`. */
+const hasCode = (error: unknown, code: string): boolean =>
+  error instanceof Error && (error as NodeJS.ErrnoException).code === code;
+
+/**
+ * A Pyodide snapshot folder shared by the sandbox test files of one vitest run: inside the run's test build
+ * (`OPENJARVIS_TEST_BUILD`, set by the global setup and removed by its teardown), so a run boots Pyodide from
+ * scratch once instead of once per file (each boot is seconds of CPU). Selecting (which builds or reuses the
+ * snapshot) runs under a lock folder, so two files never build it at the same time. Without a run folder the
+ * snapshot folder is this file's own, removed by `close`.
+ */
+export class SharedPyodideSnapshot {
+  dir = '';
+  #owned = false;
+
+  /** Creates (or finds) the folder and returns it. */
+  async open(): Promise<string> {
+    const run = process.env.OPENJARVIS_TEST_BUILD;
+    this.#owned = run === undefined;
+    if (run === undefined) this.dir = await mkdtemp(join(tmpdir(), 'jarvis-pyodide-snapshot-'));
+    else {
+      this.dir = join(run, 'pyodide-snapshot');
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    }
+    return this.dir;
+  }
+
+  /** Runs `select` (a sandbox selection using this folder) while no other file is selecting with it. */
+  async selectWith<T>(select: () => Promise<T>): Promise<T> {
+    const lock = join(this.dir, '.selecting');
+    const locked = await this.#acquire(lock);
+    try {
+      return await select();
+    } finally {
+      if (locked) await rm(lock, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes the folder when it is this file's own (the run's is removed with the test build). */
+  async close(): Promise<void> {
+    if (this.#owned) await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** Takes the lock folder (false when it waited too long and goes ahead without it). */
+  async #acquire(lock: string): Promise<boolean> {
+    for (let waitedMs = 0; waitedMs < SNAPSHOT_LOCK_WAIT_MS; waitedMs += 50) {
+      try {
+        await mkdir(lock);
+        return true;
+      } catch (error) {
+        if (!hasCode(error, 'EEXIST')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    return false;
+  }
+}
