@@ -127,9 +127,12 @@ export abstract class BaseAgent implements Agent {
     return buildAgentMessages(input, context, systemPrompt);
   }
 
-  /** Publishes `agent_turn_start` `{ agent, input }`. */
-  protected publishTurnStart(input: string): void {
-    this.bus?.publish('agent_turn_start', { agent: this.agentId, input });
+  /** Publishes `agent_turn_start` `{ agent, input }` (and the caller's `runId`, when the run has one). */
+  protected publishTurnStart(input: string, runId?: string): void {
+    this.bus?.publish(
+      'agent_turn_start',
+      runId === undefined ? { agent: this.agentId, input } : { agent: this.agentId, input, runId },
+    );
   }
 
   /** Publishes `agent_turn_end` `{ agent, ...data }`. */
@@ -201,8 +204,9 @@ export abstract class BaseAgent implements Agent {
     context: AgentContext | undefined,
     signal: AbortSignal | undefined,
     systemPrompt?: string,
+    runId?: string,
   ): TurnLoopState {
-    this.publishTurnStart(input);
+    this.publishTurnStart(input, runId);
     return createTurnLoopState({
       agentId: this.agentId,
       signal,

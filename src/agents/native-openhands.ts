@@ -93,7 +93,13 @@ export class NativeOpenHandsAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
-    const state = this.startTurnLoop(input, context, options.signal, this.systemPrompt);
+    const state = this.startTurnLoop(
+      input,
+      context,
+      options.signal,
+      this.systemPrompt,
+      options.runId,
+    );
     let lastContent = '';
     return runTurnLoop(state, {
       stopWhen: [stepCountIs(this.maxTurns)],

@@ -72,7 +72,7 @@ export class NativeReActAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
-    this.publishTurnStart(input);
+    this.publishTurnStart(input, options.runId);
     return runTextProtocolLoop(this.loopDeps(), input, context, options);
   }
 

@@ -80,7 +80,7 @@ export class OrchestratorAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
-    return this.#start(input, context, options.signal, undefined);
+    return this.#start(input, context, options.signal, undefined, options.runId);
   }
 
   /**
@@ -94,7 +94,9 @@ export class OrchestratorAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): AsyncGenerator<AgentStreamEvent, void, undefined> {
-    yield* streamRun(options.signal, (signal, emit) => this.#start(input, context, signal, emit));
+    yield* streamRun(options.signal, (signal, emit) =>
+      this.#start(input, context, signal, emit, options.runId),
+    );
   }
 
   /** Starts a run; async so that even a synchronous failure (a malformed context) becomes a rejection. */
@@ -103,8 +105,9 @@ export class OrchestratorAgent extends BaseAgent {
     context: AgentContext | undefined,
     signal: AbortSignal | undefined,
     emit: EmitEvent | undefined,
+    runId?: string,
   ): Promise<AgentResult> {
-    this.publishTurnStart(input);
+    this.publishTurnStart(input, runId);
     if (this.mode === 'structured') {
       const options = signal === undefined ? {} : { signal };
       return runStructuredLoop(this.#structuredDeps(), input, context, options);

@@ -89,7 +89,7 @@ export class RLMAgent extends BaseAgent {
     context?: AgentContext,
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
-    const state = this.initialState(input, context, options.signal);
+    const state = this.initialState(input, context, options.signal, options.runId);
     try {
       return await this.loop(state);
     } finally {
@@ -101,9 +101,10 @@ export class RLMAgent extends BaseAgent {
     input: string,
     context: AgentContext | undefined,
     signal: AbortSignal | undefined,
+    runId: string | undefined,
   ): RlmRunState {
     const state: RlmRunState = {
-      ...this.startTurnLoop(input, context, signal, this.systemPrompt),
+      ...this.startTurnLoop(input, context, signal, this.systemPrompt, runId),
       subGenerate: (prompt) =>
         this.generate([{ role: 'user', content: prompt }], {
           turn: state.turns,

@@ -33,7 +33,7 @@ export class SimpleAgent extends BaseAgent {
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
     const { signal } = options;
-    this.publishTurnStart(input);
+    this.publishTurnStart(input, options.runId);
     const messages = this.buildMessages(input, context);
     let answer: GenerateResult;
     try {
@@ -60,7 +60,7 @@ export class SimpleAgent extends BaseAgent {
     options: AgentRunOptions = {},
   ): AsyncGenerator<AgentStreamEvent, void, undefined> {
     yield* streamRun(options.signal, (signal, emit) =>
-      this.#streamOnce(input, context, signal, emit),
+      this.#streamOnce(input, context, signal, emit, options.runId),
     );
   }
 
@@ -69,8 +69,9 @@ export class SimpleAgent extends BaseAgent {
     context: AgentContext | undefined,
     signal: AbortSignal,
     emit: EmitEvent,
+    runId: string | undefined,
   ): Promise<AgentResult> {
-    this.publishTurnStart(input);
+    this.publishTurnStart(input, runId);
     emit({ type: 'turn_start', turn: 1 });
     const messages = this.buildMessages(input, context);
     const options = { model: this.model, temperature: this.temperature, maxTokens: this.maxTokens };

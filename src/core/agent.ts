@@ -49,6 +49,11 @@ export interface AgentResult {
 export interface AgentRunOptions {
   /** Cancels the run: reaches the engine call and the running tools. */
   readonly signal?: AbortSignal;
+  /**
+   * The id the run's trace is kept under (`jarvis telemetry show <id>`, `/api/runs/<id>`), chosen by the caller
+   * so it can find the run afterwards: 1-128 of `A-Z a-z 0-9 . _ : -`, unique per run (default: a fresh id).
+   */
+  readonly runId?: string;
 }
 
 /** What a streaming run yields, in order; the last event is always `result` (or the stream throws). */

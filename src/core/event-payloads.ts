@@ -91,6 +91,8 @@ export type AgentTurnStartPayload = {
   /** Registry key of the agent (`simple`, `orchestrator`, …). */
   readonly agent: string;
   readonly input: string;
+  /** The caller's id for the run (`AgentRunOptions.runId`), when it gave one. */
+  readonly runId?: string;
 };
 
 /** Payload of `agent_turn_end`: an agent run ended; the optional fields say how. */

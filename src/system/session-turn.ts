@@ -17,7 +17,7 @@ import type {
   SessionTurn,
   SessionTurnStatus,
 } from '../sessions/index.js';
-import type { PreparedRun, RunRequest } from './system-run.js';
+import { agentRunOptions, type PreparedRun, type RunRequest } from './system-run.js';
 
 /** What a turn's history preparation reports: how much of the session went to the model, and how. */
 export type SessionHistoryReport = HistoryReport;
@@ -67,7 +67,7 @@ export async function runSessionTurn(
   const { run, history } = await prepareSessionRun(deps, sessionId, query, request);
   let result: AgentResult;
   try {
-    result = await run.agent.run(query, run.context, signalOf(request));
+    result = await run.agent.run(query, run.context, agentRunOptions(request));
   } catch (error) {
     await storeFailedTurn(deps, sessionId, query, run, error, started);
     throw error;
@@ -88,7 +88,8 @@ export async function* streamSessionTurn(
   const { run, history } = await prepareSessionRun(deps, sessionId, query, request);
   try {
     const events: AsyncIterable<AgentStreamEvent> =
-      run.agent.stream?.(query, run.context, signalOf(request)) ?? runAsStream(run, query, request);
+      run.agent.stream?.(query, run.context, agentRunOptions(request)) ??
+      runAsStream(run, query, request);
     for await (const event of events) {
       if (event.type === 'result') {
         deps.learn?.(run, history.report, event.result);
@@ -107,7 +108,10 @@ async function* runAsStream(
   query: string,
   request: RunRequest,
 ): AsyncGenerator<AgentStreamEvent> {
-  yield { type: 'result', result: await run.agent.run(query, run.context, signalOf(request)) };
+  yield {
+    type: 'result',
+    result: await run.agent.run(query, run.context, agentRunOptions(request)),
+  };
 }
 
 async function prepareSessionRun(
@@ -228,8 +232,4 @@ function usageOf(result: AgentResult | undefined): TokenUsage {
     completionTokens: number(usage.completionTokens),
     totalTokens: number(usage.totalTokens),
   };
-}
-
-function signalOf(request: RunRequest): { signal?: AbortSignal } {
-  return request.signal === undefined ? {} : { signal: request.signal };
 }

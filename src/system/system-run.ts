@@ -1,6 +1,7 @@
 import {
   type Agent,
   type AgentContext,
+  type AgentRunOptions,
   Conversation,
   createAgentContext,
   type EventBus,
@@ -24,6 +25,16 @@ export interface RunRequest {
   /** Inject what memory knows about the question (default: the config's `context_injection`). */
   readonly context?: boolean | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** The id the run's trace is kept under (see `AgentRunOptions.runId`); default: a fresh one. */
+  readonly runId?: string | undefined;
+}
+
+/** The agent's run options of a request: its signal and run id. */
+export function agentRunOptions(request: RunRequest): AgentRunOptions {
+  return {
+    ...(request.signal === undefined ? {} : { signal: request.signal }),
+    ...(request.runId === undefined ? {} : { runId: request.runId }),
+  };
 }
 
 /** A run ready to start: the agent, its context, and the engine it uses. */

@@ -103,7 +103,7 @@ export class RunTracer {
     const outer = this.#current(false);
     const toolSpan = outer === undefined ? undefined : lastOpenTool(outer);
     const parent = toolSpan === undefined ? undefined : outer;
-    const trace = parent?.trace ?? this.#newTrace();
+    const trace = parent?.trace ?? this.#newTrace(callerRunId(data.runId));
     const agentSpan = trace.open({
       kind: 'agent',
       name: `invoke_agent ${data.agent}`,
@@ -270,9 +270,9 @@ export class RunTracer {
     return run;
   }
 
-  #newTrace(): TraceBuilder {
+  #newTrace(runId: string | undefined): TraceBuilder {
     return new TraceBuilder({
-      runId: (this.#options.ids?.run ?? hexId(16))(),
+      runId: runId ?? (this.#options.ids?.run ?? hexId(16))(),
       newSpanId: this.#options.ids?.span ?? hexId(8),
       maxSpans: this.#options.maxSpansPerRun ?? 2000,
       sinks: this.#options.sinks,
@@ -296,6 +296,13 @@ export class RunTracer {
     return traceText(value, this.#redact, this.#maxTextChars);
   }
 }
+
+/** A run id the caller chose (`AgentRunOptions.runId`), when it is one we keep: else the tracer makes one. */
+function callerRunId(runId: unknown): string | undefined {
+  return typeof runId === 'string' && CALLER_RUN_ID.test(runId) ? runId : undefined;
+}
+
+const CALLER_RUN_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function lastOpenTool(run: RunState): OpenSpan | undefined {
   let last: OpenSpan | undefined;

@@ -109,7 +109,12 @@ export class OpenClawAgent implements Agent {
     options: AgentRunOptions = {},
   ): Promise<AgentResult> {
     const state: RunState = { toolResults: [], turns: 0, messages: [] };
-    this.#bus?.publish('agent_turn_start', { agent: AGENT_ID, input });
+    this.#bus?.publish(
+      'agent_turn_start',
+      options.runId === undefined
+        ? { agent: AGENT_ID, input }
+        : { agent: AGENT_ID, input, runId: options.runId },
+    );
     try {
       return await this.#converse(input, context, options.signal, state);
     } catch (error) {
