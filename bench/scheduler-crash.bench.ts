@@ -34,7 +34,7 @@ const INTERVAL_MS = 250;
 async function produceOnceTasks(scheduler: TaskScheduler, untilMs: number): Promise<number> {
   let created = 0;
   while (systemClock.nowMs() < untilMs) {
-    scheduler.createTask({
+    await scheduler.createTask({
       prompt: `once ${created}`,
       scheduleType: 'once',
       scheduleValue: new Date(systemClock.nowMs() + ONCE_LEAD_MS).toISOString(),
@@ -57,12 +57,14 @@ async function crashRun(dbPath: string, effects: string, durationMs: number, see
   try {
     // a person may allow intervals below the default 1 s minimum (the crash run needs a busy schedule)
     const setup = new TaskScheduler({ store, minIntervalMs: INTERVAL_MS });
-    const intervals = Array.from({ length: INTERVAL_TASKS }, (_, i) =>
-      setup.createTask({
-        prompt: `interval ${i}`,
-        scheduleType: 'interval',
-        scheduleValue: String(INTERVAL_MS / 1000),
-      }),
+    const intervals = await Promise.all(
+      Array.from({ length: INTERVAL_TASKS }, (_, i) =>
+        setup.createTask({
+          prompt: `interval ${i}`,
+          scheduleType: 'interval',
+          scheduleValue: String(INTERVAL_MS / 1000),
+        }),
+      ),
     );
     const started = performance.now();
     const untilMs = systemClock.nowMs() + durationMs;
@@ -71,9 +73,9 @@ async function crashRun(dbPath: string, effects: string, durationMs: number, see
       produceOnceTasks(setup, untilMs),
     ]);
     const seconds = (performance.now() - started) / 1000;
-    for (const task of intervals) setup.pauseTask(task.id);
+    for (const task of intervals) await setup.pauseTask(task.id);
     await drain(store, effects, LEASE_MS);
-    const check = checkCrashRun(
+    const check = await checkCrashRun(
       store,
       effects,
       intervals.map((task) => ({ id: task.id, intervalMs: INTERVAL_MS })),

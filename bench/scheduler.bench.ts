@@ -115,15 +115,15 @@ async function withScheduler<T>(
 }
 
 /** Milliseconds one `createTask` takes here (a durable insert), measured on throwaway tasks. */
-function createCostMs(scheduler: TaskScheduler): number {
+async function createCostMs(scheduler: TaskScheduler): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < 10; i += 1) {
-    const task = scheduler.createTask({
+    const task = await scheduler.createTask({
       prompt: 'probe',
       scheduleType: 'interval',
       scheduleValue: '86400',
     });
-    scheduler.cancelTask(task.id);
+    await scheduler.cancelTask(task.id);
   }
   return (performance.now() - started) / 20;
 }
@@ -144,14 +144,15 @@ async function schedulerLateness(
   };
   await withScheduler(lib, dbPath, record, async (scheduler) => {
     // The first due time leaves room to create every task (each is a durable insert) before it comes.
-    const due = dueTimes(count, SPACING_MS, 300 + count * createCostMs(scheduler) * 2);
+    const costMs = await createCostMs(scheduler);
+    const due = dueTimes(count, SPACING_MS, 300 + count * costMs * 2);
     for (const atMs of due)
-      scheduler.createTask({
+      await scheduler.createTask({
         prompt: 'p',
         scheduleType: 'once',
         scheduleValue: new Date(atMs).toISOString(),
       });
-    scheduler.start();
+    await scheduler.start();
     await done;
     await scheduler.idle();
   });
@@ -179,9 +180,9 @@ async function schedulerRate(
       // due now: a once time beyond the catch-up window in the past is refused
       const dueNow = new Date(nowMs()).toISOString();
       for (let i = 0; i < count; i += 1)
-        scheduler.createTask({ prompt: 'p', scheduleType: 'once', scheduleValue: dueNow });
+        await scheduler.createTask({ prompt: 'p', scheduleType: 'once', scheduleValue: dueNow });
       const started = performance.now();
-      scheduler.start();
+      await scheduler.start();
       await done;
       await scheduler.idle();
       return (count * 1000) / (performance.now() - started);

@@ -102,10 +102,10 @@ export async function runSchedulerCreate(
   flags: SchedulerCreateFlags,
   io: CliIo,
 ): Promise<void> {
-  await withSystem(flags, io, (system) => {
+  await withSystem(flags, io, async (system) => {
     const tools = flags.tools ?? [];
     checkNames(system, flags.agent, tools);
-    const task = system.scheduler().createTask({
+    const task = await system.scheduler().createTask({
       prompt,
       scheduleType: flags.type,
       scheduleValue: flags.value,
@@ -121,8 +121,8 @@ export async function runSchedulerCreate(
 
 /** `jarvis scheduler list`: a table of the tasks (or `--json`). */
 export async function runSchedulerList(flags: SchedulerListFlags, io: CliIo): Promise<void> {
-  await withSystem(flags, io, (system) => {
-    const tasks = system.scheduler().listTasks({ status: flags.status });
+  await withSystem(flags, io, async (system) => {
+    const tasks = await system.scheduler().listTasks({ status: flags.status });
     if (flags.json === true) io.stdout.write(toJson(tasks.map(taskToDict)));
     else if (tasks.length === 0)
       io.stderr.write(
@@ -145,14 +145,13 @@ export async function runSchedulerTransition(
   flags: JarvisFlags,
   io: CliIo,
 ): Promise<void> {
-  await withSystem(flags, io, (system) => {
+  await withSystem(flags, io, async (system) => {
     const scheduler: TaskScheduler = system.scheduler();
-    const task =
-      action === 'pause'
-        ? scheduler.pauseTask(taskId)
-        : action === 'resume'
-          ? scheduler.resumeTask(taskId)
-          : scheduler.cancelTask(taskId);
+    const task = await (action === 'pause'
+      ? scheduler.pauseTask(taskId)
+      : action === 'resume'
+        ? scheduler.resumeTask(taskId)
+        : scheduler.cancelTask(taskId));
     io.stdout.write(formatTaskSummary(TRANSITION_VERBS[action], task));
   });
 }
@@ -166,8 +165,8 @@ export async function runSchedulerDelete(
   flags: JarvisFlags,
   io: CliIo,
 ): Promise<void> {
-  await withSystem(flags, io, (system) => {
-    const { task, runsDeleted } = system.scheduler().deleteTask(taskId);
+  await withSystem(flags, io, async (system) => {
+    const { task, runsDeleted } = await system.scheduler().deleteTask(taskId);
     io.stdout.write(formatDeleted(task, runsDeleted));
   });
 }
@@ -178,11 +177,11 @@ export async function runSchedulerLogs(
   flags: SchedulerLogsFlags,
   io: CliIo,
 ): Promise<void> {
-  await withSystem(flags, io, (system) => {
+  await withSystem(flags, io, async (system) => {
     const scheduler = system.scheduler();
-    const runs = scheduler.logs(taskId, flags.limit ?? DEFAULT_LOG_LIMIT);
+    const runs = await scheduler.logs(taskId, flags.limit ?? DEFAULT_LOG_LIMIT);
     if (flags.json === true) io.stdout.write(toJson(runs.map(runToDict)));
-    else if (runs.length === 0) io.stderr.write(noRunsMessage(scheduler.getTask(taskId)));
+    else if (runs.length === 0) io.stderr.write(noRunsMessage(await scheduler.getTask(taskId)));
     else io.stdout.write(formatRunTable(runs, tableWidth(io)));
   });
 }
@@ -195,7 +194,7 @@ export async function runSchedulerRunNow(
 ): Promise<void> {
   await withSystem(flags, io, async (system) => {
     const scheduler = system.scheduler();
-    scheduler.getTask(taskId); // an unknown id is a usage error before any engine is looked for
+    await scheduler.getTask(taskId); // an unknown id is a usage error before any engine is looked for
     await system.engine(io.signal);
     const run = await scheduler.runNow(taskId, { signal: io.signal });
     if (flags.json === true) io.stdout.write(toJson(runToDict(run)));

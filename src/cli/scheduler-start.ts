@@ -92,12 +92,12 @@ export async function runSchedulerStart(flags: JarvisFlags, io: CliIo): Promise<
     const system = await jarvis.system();
     const engine = await system.engine(io.signal); // no engine: say so now, not at every run
     const scheduler = system.scheduler();
-    const active = scheduler.listTasks({ status: 'active' }).length;
+    const active = (await scheduler.listTasks({ status: 'active' })).length;
     io.stderr.write(
-      `Scheduler running with ${active} active task(s) (engine ${engine.key}, model ${engine.model}; database ${system.config.scheduler.dbPath}). Press Ctrl-C to stop.\n`,
+      `Scheduler running with ${active} active task(s) (engine ${engine.key}, model ${engine.model}; database ${scheduler.store.location}). Press Ctrl-C to stop.\n`,
     );
     const unsubscribe = reportSchedulerActivity(system.bus, io.stderr);
-    scheduler.start();
+    await scheduler.start();
     await untilAborted(io.signal);
     const running = scheduler.runningCount;
     io.stderr.write(

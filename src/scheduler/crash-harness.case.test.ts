@@ -6,11 +6,13 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { systemClock } from '../core/index.js';
-import type { SchedulerStore } from './scheduler-store.js';
+import { type Clock, systemClock } from '../core/index.js';
+import { SchedulerStore } from './scheduler-store.js';
+import { type SchedulerStoreBackend, schedulerBackend } from './scheduler-store-backend.js';
 import { ManualClock, ManualTimers } from './scheduler-test-support.case.test.js';
 import { TaskScheduler } from './task-scheduler.js';
 import { occurrenceKey, type TaskRun } from './task-types.js';
+import { systemTimers, type Timers } from './timers.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -20,17 +22,26 @@ export const CRASH_WORKER = join(HERE, 'crash-worker.case.test.ts');
 const REPO_ROOT = resolve(HERE, '../..');
 const workers = new Set<ChildProcess>();
 
-/** Starts a scheduler process on `dbPath` and resolves once it runs (it prints `ready`) or died. */
-export async function spawnWorker(options: {
+/** Options of `spawnWorker`. */
+export interface WorkerOptions {
+  /** A SQLite file, or a `postgres://` URL. */
   readonly dbPath: string;
   readonly effects: string;
   readonly owner: string;
   readonly leaseMs: number;
-}): Promise<ChildProcess> {
+  /** The worker's longest sleep between checks (default 200 ms). */
+  readonly maxSleepMs?: number;
+  /** Added to the worker's own clock (a machine whose clock is off; default 0). */
+  readonly clockSkewMs?: number;
+}
+
+/** Starts a scheduler process on `dbPath` and resolves once it runs (it prints `ready`) or died. */
+export async function spawnWorker(options: WorkerOptions): Promise<ChildProcess> {
   const { dbPath, effects, owner, leaseMs } = options;
+  const extra = [String(options.maxSleepMs ?? 200), String(options.clockSkewMs ?? 0)];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', CRASH_WORKER, dbPath, effects, owner, String(leaseMs)],
+    ['--import', 'tsx', CRASH_WORKER, dbPath, effects, owner, String(leaseMs), ...extra],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   workers.add(child);
@@ -55,6 +66,52 @@ export async function killWorker(child: ChildProcess): Promise<void> {
 /** Kills every worker still running (cleanup after a failure). */
 export async function killAllWorkers(): Promise<void> {
   for (const child of [...workers]) await killWorker(child);
+}
+
+/** Options of `createCrashTasks`. */
+export interface CrashTaskOptions {
+  readonly onceTasks: number;
+  readonly onceSpacingMs: number;
+  /** When the first once task is due, from now on the store's clock. */
+  readonly leadMs: number;
+  readonly intervalTasks: number;
+  readonly intervalMs: number;
+}
+
+/**
+ * Creates the once tasks (from `leadMs` from now, spaced out) and the interval tasks; returns the scheduler
+ * that made them (to pause the interval tasks before the drain), the interval tasks, and when the last once
+ * task is due plus a second.
+ */
+export async function createCrashTasks(
+  store: SchedulerStore | SchedulerStoreBackend,
+  options: CrashTaskOptions,
+) {
+  // a person may allow intervals below the default 1 s minimum (the crash runs need a busy schedule)
+  const setup = new TaskScheduler({ store, minIntervalMs: Math.min(100, options.intervalMs) });
+  const backend = setup.store;
+  const nowMs = (await backend.currentTimeMs?.()) ?? systemClock.nowMs();
+  const startMs = nowMs + options.leadMs;
+  await Promise.all(
+    Array.from({ length: options.onceTasks }, (_, i) =>
+      setup.createTask({
+        prompt: `once ${i}`,
+        scheduleType: 'once',
+        scheduleValue: new Date(startMs + i * options.onceSpacingMs).toISOString(),
+      }),
+    ),
+  );
+  const intervals = [];
+  for (let i = 0; i < options.intervalTasks; i += 1)
+    intervals.push(
+      await setup.createTask({
+        prompt: `interval ${i}`,
+        scheduleType: 'interval',
+        scheduleValue: String(options.intervalMs / 1000),
+      }),
+    );
+  const lastDueMs = startMs + options.onceTasks * options.onceSpacingMs;
+  return { setup, intervals, endMs: systemClock.nowMs() + (lastDueMs - nowMs) + 1_000 };
 }
 
 /** A small seeded generator, so a failing run can be repeated. */
@@ -107,19 +164,36 @@ export async function killAtRandom(options: KillAtRandomOptions): Promise<number
 }
 
 /**
+ * The drain's time: a hand-moved clock past every lease, or (a store with a shared clock, PostgreSQL) the real
+ * one after waiting out the leases of the killed workers.
+ */
+async function drainTime(
+  backend: SchedulerStoreBackend,
+  leaseMs: number,
+): Promise<{ clock: Clock; timers: Timers }> {
+  if (backend.currentTimeMs === undefined) {
+    const clock = new ManualClock(systemClock.nowMs() + 10 * leaseMs);
+    return { clock, timers: new ManualTimers(clock) };
+  }
+  await delay(leaseMs + 250);
+  return { clock: systemClock, timers: systemTimers };
+}
+
+/**
  * Finishes what the killed processes left, on a clock past every lease: expired occurrences are retried and
  * due once tasks run (pause interval tasks first, or they keep coming due).
  */
 export async function drain(
-  store: SchedulerStore,
+  store: SchedulerStore | SchedulerStoreBackend,
   effects: string,
   leaseMs: number,
 ): Promise<void> {
-  const clock = new ManualClock(systemClock.nowMs() + 10 * leaseMs);
+  const backend = schedulerBackend(store);
+  const { clock, timers } = await drainTime(backend, leaseMs);
   const scheduler = new TaskScheduler({
-    store,
+    store: backend,
     clock,
-    timers: new ManualTimers(clock),
+    timers,
     owner: 'drain',
     concurrency: 64,
     maxAttempts: 1_000,
@@ -129,12 +203,13 @@ export async function drain(
       return 'ok';
     },
   });
-  scheduler.start();
+  await scheduler.start();
   for (let round = 0; round < 10_000; round += 1) {
     await scheduler.idle();
-    const wakeMs = store.nextWakeMs();
-    if (wakeMs === undefined || wakeMs > clock.nowMs()) break;
-    scheduler.tick();
+    const wakeMs = await backend.nextWakeMs();
+    const nowMs = (await backend.currentTimeMs?.()) ?? clock.nowMs();
+    if (wakeMs === undefined || wakeMs > nowMs) break;
+    await scheduler.tick();
   }
   await scheduler.stop();
 }
@@ -171,7 +246,7 @@ export interface CrashCheck {
   readonly reExecutions: number;
   /** Side effects the worker processes ran (the rest ran in the drain). */
   readonly workerExecutions: number;
-  /** `PRAGMA integrity_check`. */
+  /** `PRAGMA integrity_check` (SQLite); `not applicable` for another backend. */
   readonly integrity: string;
 }
 
@@ -184,8 +259,8 @@ function intervalCounts(runs: readonly TaskRun[], intervalMs: number) {
   return { gaps: expected - aligned.length, offSchedule: times.length - aligned.length };
 }
 
-function lostOnceTasks(store: SchedulerStore, byTask: ReadonlyMap<string, TaskRun[]>) {
-  const once = store.listTasks().filter((task) => task.scheduleType === 'once');
+async function lostOnceTasks(store: SchedulerStoreBackend, byTask: ReadonlyMap<string, TaskRun[]>) {
+  const once = (await store.listTasks()).filter((task) => task.scheduleType === 'once');
   return {
     lost: once.filter((task) => task.status !== 'completed' || !byTask.has(task.id)).length,
     duplicated: once.filter((task) => (byTask.get(task.id)?.length ?? 0) > 1).length,
@@ -193,19 +268,20 @@ function lostOnceTasks(store: SchedulerStore, byTask: ReadonlyMap<string, TaskRu
 }
 
 /** Counts what a crash run lost, duplicated or broke; `intervals` are the interval tasks and their periods. */
-export function checkCrashRun(
-  store: SchedulerStore,
+export async function checkCrashRun(
+  store: SchedulerStore | SchedulerStoreBackend,
   effects: string,
   intervals: readonly { readonly id: string; readonly intervalMs: number }[],
-): CrashCheck {
-  const runs = store.allRuns();
+): Promise<CrashCheck> {
+  const backend = schedulerBackend(store);
+  const runs = await backend.allRuns();
   const byTask = new Map<string, TaskRun[]>();
   for (const run of runs) {
     const list = byTask.get(run.taskId);
     if (list === undefined) byTask.set(run.taskId, [run]);
     else list.push(run);
   }
-  const once = lostOnceTasks(store, byTask);
+  const once = await lostOnceTasks(backend, byTask);
   const grid = intervals.map((task) => intervalCounts(byTask.get(task.id) ?? [], task.intervalMs));
   const counts = effectCounts(effects);
   const keys = new Set(runs.map(occurrenceKey));
@@ -228,6 +304,6 @@ export function checkCrashRun(
     offSchedule: grid.reduce((sum, entry) => sum + entry.offSchedule, 0),
     reExecutions: [...counts.values()].reduce((sum, count) => sum + count - 1, 0),
     workerExecutions: lines.filter((line) => !line.endsWith(' drain')).length,
-    integrity: store.integrityCheck(),
+    integrity: store instanceof SchedulerStore ? store.integrityCheck() : 'not applicable',
   };
 }

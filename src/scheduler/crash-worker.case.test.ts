@@ -1,25 +1,37 @@
-// A scheduler process for the crash test (run with `node --import tsx`; not a test file itself).
-// Usage: crash-worker.case.test.ts <dbPath> <effectsFile> <owner> <leaseMs>
+// A scheduler process for the crash tests (run with `node --import tsx`; not a test file itself).
+// Usage: crash-worker.case.test.ts <dbPath | postgres://url> <effectsFile> <owner> <leaseMs> [maxSleepMs] [clockSkewMs]
 // Every run appends "<occurrenceKey> <attempt> <owner>" to the effects file (the side effect), then takes a few ms.
 import { appendFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { systemClock } from '../core/index.js';
+import { PostgresSchedulerStore } from './postgres-scheduler-store.js';
 import { SchedulerStore } from './scheduler-store.js';
+import type { SchedulerStoreBackend } from './scheduler-store-backend.js';
 import { TaskScheduler } from './task-scheduler.js';
 
-const [dbPath, effectsFile, owner, leaseText] = process.argv.slice(2);
+const [dbPath, effectsFile, owner, leaseText, sleepText, skewText] = process.argv.slice(2);
 if (dbPath === undefined || effectsFile === undefined || owner === undefined) {
   process.exitCode = 2;
-  throw new Error('usage: crash-worker <dbPath> <effectsFile> <owner> <leaseMs>');
+  throw new Error(
+    'usage: crash-worker <dbPath> <effectsFile> <owner> <leaseMs> [maxSleepMs] [clockSkewMs]',
+  );
 }
 
-const store = new SchedulerStore({ dbPath });
+const skewMs = Number(skewText ?? '0');
+const store: SchedulerStore | SchedulerStoreBackend = dbPath.startsWith('postgres')
+  ? await PostgresSchedulerStore.open({ url: dbPath, poolSize: 2 })
+  : new SchedulerStore({ dbPath });
 const scheduler = new TaskScheduler({
   store,
   owner,
   concurrency: 1,
+  clock: {
+    nowMs: () => systemClock.nowMs() + skewMs,
+    monotonicMs: () => systemClock.monotonicMs(),
+  },
   leaseMs: Number(leaseText ?? '2000'),
   maxAttempts: 1_000,
-  maxSleepMs: 200,
+  maxSleepMs: Number(sleepText ?? '200'),
   maxRunsPerTaskPerMinute: 1_000_000, // the crash runs' interval tasks come due several times a second
   runTask: async (request) => {
     appendFileSync(effectsFile, `${request.occurrenceKey} ${request.attempt} ${owner}\n`);
@@ -27,5 +39,5 @@ const scheduler = new TaskScheduler({
     return 'ok';
   },
 });
-scheduler.start();
+await scheduler.start();
 process.stdout.write('ready\n');

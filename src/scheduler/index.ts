@@ -1,5 +1,14 @@
 export { formatIsoInstant, formatIsoSeconds, parseIsoInstant } from './instant.js';
 export { type OccurrencePlan, type PlanOptions, planOccurrences } from './occurrence-plan.js';
+export {
+  POSTGRES_SCHEDULER_MIGRATIONS,
+  POSTGRES_SCHEDULER_STORE,
+  SCHEDULER_CHANNEL,
+} from './postgres-scheduler-schema.js';
+export {
+  PostgresSchedulerStore,
+  type PostgresSchedulerStoreOptions,
+} from './postgres-scheduler-store.js';
 export { pythonJsonDumps } from './python-json.js';
 export {
   DEFAULT_MIN_INTERVAL_MS,
@@ -25,6 +34,11 @@ export {
   type SchedulerStoreOptions,
   type TaskChange,
 } from './scheduler-store.js';
+export {
+  type SchedulerStoreBackend,
+  SqliteSchedulerBackend,
+  schedulerBackend,
+} from './scheduler-store-backend.js';
 export {
   CancelScheduledTaskTool,
   createSchedulerTools,

@@ -102,7 +102,7 @@ describe('scheduler tools', () => {
 
   it('pause, resume and cancel report success, unknown ids and forbidden changes', async () => {
     const sched = scheduler();
-    sched.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '60' });
+    await sched.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '60' });
     const id = '3fd493c160c44c10';
     const pause = new PauseScheduledTaskTool({ scheduler: sched });
     const resume = new ResumeScheduledTaskTool({ scheduler: sched });
@@ -148,7 +148,7 @@ describe('scheduler tools', () => {
 });
 
 describe('pythonJsonDumps', () => {
-  it('matches json.dumps defaults', () => {
+  it('matches json.dumps defaults', async () => {
     expect(pythonJsonDumps({ a: [1, 'é', null, true], b: { c: 1.5 } })).toBe(
       '{"a": [1, "\\u00e9", null, true], "b": {"c": 1.5}}',
     );
@@ -174,7 +174,7 @@ describe('scheduler tools: an agent cannot grant itself tools or flood the sched
       'Failed to schedule task: tool(s) not allowed: file_read, code_interpreter. A task scheduled by an agent ' +
         'may use only the tools of the run that schedules it (allowed: schedule_task)',
     );
-    expect(sched.listTasks()).toEqual([]);
+    expect(await sched.listTasks()).toEqual([]);
   });
 
   it("records the origin and the allowance: the run's own tools are allowed, through the executor", async () => {
@@ -193,7 +193,7 @@ describe('scheduler tools: an agent cannot grant itself tools or flood the sched
       },
     });
     expect(result.success).toBe(true);
-    expect(sched.getTask('3fd493c160c44c10')).toMatchObject({
+    expect(await sched.getTask('3fd493c160c44c10')).toMatchObject({
       createdBy: 'agent',
       tools: 'calculator',
       allowedTools: [
@@ -219,7 +219,7 @@ describe('scheduler tools: an agent cannot grant itself tools or flood the sched
       runOf('schedule_task'),
     );
     expect(openhands.content).toContain('tool(s) not allowed: code_interpreter');
-    expect(sched.listTasks()).toEqual([]);
+    expect(await sched.listTasks()).toEqual([]);
     const allowed = await tool.execute(
       { ...ask, agent: 'rlm' },
       runOf('schedule_task', 'code_interpreter'),
@@ -262,19 +262,20 @@ describe('scheduler tools: an agent cannot grant itself tools or flood the sched
     ).toBe(true);
     // the person who configured 100 ms may use it
     expect(
-      sched.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.1' }).createdBy,
+      (await sched.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.1' }))
+        .createdBy,
     ).toBe('person');
   });
 
   it('resume_scheduled_task refuses a task whose tools the calling run does not have', async () => {
     const sched = scheduler();
-    sched.createTask({
+    await sched.createTask({
       prompt: 'p',
       scheduleType: 'interval',
       scheduleValue: '60',
       tools: 'web_search',
     });
-    sched.pauseTask('3fd493c160c44c10');
+    await sched.pauseTask('3fd493c160c44c10');
     const resume = new ResumeScheduledTaskTool({ scheduler: sched });
     const refused = await resume.execute(
       { task_id: '3fd493c160c44c10' },
@@ -284,7 +285,7 @@ describe('scheduler tools: an agent cannot grant itself tools or flood the sched
       'Failed to resume task: task 3fd493c160c44c10 uses tool(s) not allowed: web_search. An agent may resume ' +
         'only tasks whose tools its own run has; a person can resume it with `jarvis scheduler resume 3fd493c160c44c10`.',
     );
-    expect(sched.getTask('3fd493c160c44c10').status).toBe('paused');
+    expect((await sched.getTask('3fd493c160c44c10')).status).toBe('paused');
     const allowed = await resume.execute(
       { task_id: '3fd493c160c44c10' },
       runOf('resume_scheduled_task', 'web_search'),

@@ -99,7 +99,7 @@ export class ScheduleTaskTool extends SchedulerTool {
         'invalid_arguments',
       );
     try {
-      const task = this.scheduler.createTask({
+      const task = await this.scheduler.createTask({
         prompt,
         scheduleType,
         scheduleValue,
@@ -140,7 +140,7 @@ export class ListScheduledTasksTool extends SchedulerTool {
   override async execute(params: ToolArguments): Promise<ToolResult> {
     if (this.scheduler === undefined) return this.unavailable();
     try {
-      const tasks = this.scheduler.listTasks({ status: text(params.status) });
+      const tasks = await this.scheduler.listTasks({ status: text(params.status) });
       return this.success(pythonJsonDumps(tasks.map(taskToDict)));
     } catch (error) {
       return this.failure(`Failed to list tasks: ${describeError(error)}`);
@@ -159,12 +159,12 @@ const PAST: Readonly<Record<TaskAction, string>> = {
  * Why an agent may not resume a task: it names tools the calling run does not have (resuming it would run
  * them). Undefined when it may.
  */
-function resumeRefusal(
+async function resumeRefusal(
   scheduler: TaskScheduler,
   taskId: string,
   context: ToolContext | undefined,
-): string | undefined {
-  const task = scheduler.getTask(taskId);
+): Promise<string | undefined> {
+  const task = await scheduler.getTask(taskId);
   const refused = toolsNotAllowed(
     effectiveTools(toolNames(task.tools), task.agent),
     runTools(context),
@@ -183,12 +183,12 @@ abstract class TaskActionTool extends SchedulerTool {
     if (taskId === undefined)
       return this.failure('Missing required parameter: task_id.', 'invalid_arguments');
     try {
-      if (this.action === 'pause') this.scheduler.pauseTask(taskId);
+      if (this.action === 'pause') await this.scheduler.pauseTask(taskId);
       else if (this.action === 'resume') {
-        const refusal = resumeRefusal(this.scheduler, taskId, context);
+        const refusal = await resumeRefusal(this.scheduler, taskId, context);
         if (refusal !== undefined) return this.failure(refusal);
-        this.scheduler.resumeTask(taskId);
-      } else this.scheduler.cancelTask(taskId);
+        await this.scheduler.resumeTask(taskId);
+      } else await this.scheduler.cancelTask(taskId);
       return this.success(`Task ${taskId} ${PAST[this.action]}.`);
     } catch (error) {
       if (error instanceof SchedulerError && error.code === 'task_not_found')

@@ -76,9 +76,9 @@ function setup(
 }
 
 describe('TaskScheduler tasks and state machine', () => {
-  it('creates an active task with its first run and the tools.md fields', () => {
+  it('creates an active task with its first run and the tools.md fields', async () => {
     const { scheduler } = setup();
-    const task = scheduler.createTask({
+    const task = await scheduler.createTask({
       prompt: 'Summarize the news',
       scheduleType: 'cron',
       scheduleValue: '0 8 * * *',
@@ -91,14 +91,14 @@ describe('TaskScheduler tasks and state machine', () => {
       tools: 'calculator,think',
       nextRunMs: at('2026-11-30T08:00:00Z'),
     });
-    expect(scheduler.getTask('task1')).toEqual(task);
-    const plain = scheduler.createTask({
+    expect(await scheduler.getTask('task1')).toEqual(task);
+    const plain = await scheduler.createTask({
       prompt: 'p',
       scheduleType: 'interval',
       scheduleValue: '5',
     });
     expect(plain.agent).toBe('simple');
-    const named = scheduler.createTask({
+    const named = await scheduler.createTask({
       prompt: 'p',
       scheduleType: 'interval',
       scheduleValue: '5',
@@ -108,59 +108,65 @@ describe('TaskScheduler tasks and state machine', () => {
     expect(named.agent).toBe('native_react');
   });
 
-  it('refuses bad input with clear errors and unknown ids with "Task not found"', () => {
+  it('refuses bad input with clear errors and unknown ids with "Task not found"', async () => {
     const { scheduler } = setup();
-    expect(() =>
+    await expect(
       scheduler.createTask({ prompt: '', scheduleType: 'interval', scheduleValue: '5' }),
-    ).toThrow(/prompt/);
-    expect(() =>
+    ).rejects.toThrow(/prompt/);
+    await expect(
       scheduler.createTask({ prompt: 'x', scheduleType: 'interval', scheduleValue: '-5' }),
-    ).toThrow(/seconds/);
-    expect(() => scheduler.pauseTask('nope')).toThrow('Task not found: nope');
-    expect(() => scheduler.logs('nope')).toThrow('Task not found: nope');
-    expect(() => scheduler.listTasks({ status: 'weird' })).toThrow(
+    ).rejects.toThrow(/seconds/);
+    await expect(scheduler.pauseTask('nope')).rejects.toThrow('Task not found: nope');
+    await expect(scheduler.logs('nope')).rejects.toThrow('Task not found: nope');
+    await expect(scheduler.listTasks({ status: 'weird' })).rejects.toThrow(
       /active, paused, completed, cancelled/,
     );
   });
 
   it('pauses, resumes (next run from now) and cancels; final statuses cannot be resumed', async () => {
     const { scheduler, clock } = setup();
-    const task = scheduler.createTask({
+    const task = await scheduler.createTask({
       prompt: 'p',
       scheduleType: 'interval',
       scheduleValue: '60',
     });
-    expect(scheduler.pauseTask(task.id)).toMatchObject({
+    expect(await scheduler.pauseTask(task.id)).toMatchObject({
       status: 'paused',
       nextRunMs: START + 60_000,
     });
-    expect(() => scheduler.pauseTask(task.id)).toThrow(/Cannot pause task task1: it is paused/);
+    await expect(scheduler.pauseTask(task.id)).rejects.toThrow(
+      /Cannot pause task task1: it is paused/,
+    );
     clock.currentMs += 3_600_000;
-    expect(scheduler.resumeTask(task.id)).toMatchObject({
+    expect(await scheduler.resumeTask(task.id)).toMatchObject({
       status: 'active',
       nextRunMs: clock.currentMs + 60_000,
     });
-    expect(() => scheduler.resumeTask(task.id)).toThrow(/only paused tasks can be resumed/);
-    expect(scheduler.cancelTask(task.id)).toMatchObject({
+    await expect(scheduler.resumeTask(task.id)).rejects.toThrow(/only paused tasks can be resumed/);
+    expect(await scheduler.cancelTask(task.id)).toMatchObject({
       status: 'cancelled',
       nextRunMs: undefined,
     });
-    expect(() => scheduler.resumeTask(task.id)).toThrow(/it is cancelled \(a final status\)/);
-    expect(() => scheduler.cancelTask(task.id)).toThrow(/Cannot cancel/);
-    expect(scheduler.listTasks({ status: 'cancelled' }).map((t) => t.id)).toEqual(['task1']);
+    await expect(scheduler.resumeTask(task.id)).rejects.toThrow(
+      /it is cancelled \(a final status\)/,
+    );
+    await expect(scheduler.cancelTask(task.id)).rejects.toThrow(/Cannot cancel/);
+    expect((await scheduler.listTasks({ status: 'cancelled' })).map((t) => t.id)).toEqual([
+      'task1',
+    ]);
   });
 });
 
 describe('TaskScheduler firing', () => {
   it('sets its timer to the next due time and runs the task then (no fixed poll)', async () => {
     const { scheduler, timers, ran, bus } = setup({ maxSleepMs: 24 * 3_600_000 });
-    scheduler.createTask({
+    await scheduler.createTask({
       prompt: 'hello',
       scheduleType: 'interval',
       scheduleValue: '90',
       tools: 'think',
     });
-    scheduler.start();
+    await scheduler.start();
     expect(timers.pendingAt).toEqual([START + 90_000]);
     await timers.advance(89_999);
     expect(ran).toHaveLength(0);
@@ -169,7 +175,7 @@ describe('TaskScheduler firing', () => {
     expect(ran.map((r) => [r.prompt, r.occurrenceKey, r.attempt, r.tools])).toEqual([
       ['hello', `task1@${START + 90_000}`, 1, ['think']],
     ]);
-    expect(scheduler.logs('task1')).toMatchObject([
+    expect(await scheduler.logs('task1')).toMatchObject([
       { status: 'succeeded', result: 'answer to hello' },
     ]);
     expect(
@@ -193,28 +199,28 @@ describe('TaskScheduler firing', () => {
 
   it('runs a once task up to the catch-up window in the past at the next tick and completes it', async () => {
     const { scheduler, ran } = setup();
-    scheduler.createTask({
+    await scheduler.createTask({
       prompt: 'late',
       scheduleType: 'once',
       scheduleValue: '2026-11-29T11:00:00', // exactly the catch-up window (1 h) ago
     });
-    scheduler.start();
+    await scheduler.start();
     await scheduler.idle();
     expect(ran).toHaveLength(1);
-    expect(scheduler.getTask('task1')).toMatchObject({
+    expect(await scheduler.getTask('task1')).toMatchObject({
       status: 'completed',
       nextRunMs: undefined,
       lastRunMs: START,
     });
-    expect(() => scheduler.resumeTask('task1')).toThrow(/completed \(a final status\)/);
+    await expect(scheduler.resumeTask('task1')).rejects.toThrow(/completed \(a final status\)/);
   });
 
   it('runs due tasks concurrently up to the limit', async () => {
     const { runTask, calls } = controlledRunner();
     const { scheduler, timers } = setup({ runTask, concurrency: 2 });
     for (const name of ['a', 'b', 'c'])
-      scheduler.createTask({ prompt: name, scheduleType: 'interval', scheduleValue: '10' });
-    scheduler.start();
+      await scheduler.createTask({ prompt: name, scheduleType: 'interval', scheduleValue: '10' });
+    await scheduler.start();
     await timers.advance(10_000);
     expect(calls.map((c) => c.request.prompt)).toEqual(['a', 'b']);
     calls[0]?.resolve('done');
@@ -235,13 +241,13 @@ describe('TaskScheduler firing', () => {
       return Promise.resolve('fast');
     };
     const { scheduler, timers, store } = setup({ runTask, leaseMs: 600_000 });
-    const slow = scheduler.createTask({
+    const slow = await scheduler.createTask({
       prompt: 'slow',
       scheduleType: 'interval',
       scheduleValue: '1',
     });
-    scheduler.createTask({ prompt: 'fast', scheduleType: 'interval', scheduleValue: '1' });
-    scheduler.start();
+    await scheduler.createTask({ prompt: 'fast', scheduleType: 'interval', scheduleValue: '1' });
+    await scheduler.start();
     await timers.advance(5_500);
     expect(fastRuns).toBe(5);
     expect(held.calls).toHaveLength(1);
@@ -263,21 +269,25 @@ describe('TaskScheduler firing', () => {
 
   it('after downtime runs one catch-up within the window and records the rest as missed', async () => {
     const { scheduler, clock, ran } = setup();
-    scheduler.createTask({ prompt: 'hourly', scheduleType: 'cron', scheduleValue: '0 * * * *' });
+    await scheduler.createTask({
+      prompt: 'hourly',
+      scheduleType: 'cron',
+      scheduleValue: '0 * * * *',
+    });
     clock.currentMs = at('2026-11-29T17:10:00Z'); // down from 12:00 to 17:10
-    scheduler.start();
+    await scheduler.start();
     await scheduler.idle();
     expect(ran.map((r) => new Date(r.scheduledForMs).toISOString())).toEqual([
       '2026-11-29T17:00:00.000Z',
     ]);
-    expect(scheduler.logs('task1').map((run) => run.status)).toEqual([
+    expect((await scheduler.logs('task1')).map((run) => run.status)).toEqual([
       'succeeded',
       'missed',
       'missed',
       'missed',
       'missed',
     ]);
-    expect(scheduler.getTask('task1').nextRunMs).toBe(at('2026-11-29T18:00:00Z'));
+    expect((await scheduler.getTask('task1')).nextRunMs).toBe(at('2026-11-29T18:00:00Z'));
   });
 
   it('records a failing run with its error and keeps the schedule going', async () => {
@@ -286,15 +296,15 @@ describe('TaskScheduler firing', () => {
         throw new Error('engine down');
       },
     });
-    scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '5' });
-    scheduler.start();
+    await scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '5' });
+    await scheduler.start();
     await timers.advance(5_000);
     await scheduler.idle();
-    expect(scheduler.logs('task1')).toMatchObject([
+    expect(await scheduler.logs('task1')).toMatchObject([
       { status: 'failed', success: false, error: 'engine down' },
     ]);
     expect(bus.history.at(-1)?.data).toMatchObject({ success: false, error: 'engine down' });
-    expect(scheduler.getTask('task1')).toMatchObject({
+    expect(await scheduler.getTask('task1')).toMatchObject({
       status: 'active',
       nextRunMs: START + 10_000,
     });
@@ -303,7 +313,7 @@ describe('TaskScheduler firing', () => {
   it('runNow runs an extra occurrence now and refuses while the task runs', async () => {
     const { runTask, calls } = controlledRunner();
     const { scheduler } = setup({ runTask });
-    scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '3600' });
+    await scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '3600' });
     const running = scheduler.runNow('task1');
     await expect(scheduler.runNow('task1')).rejects.toThrow(/already running/);
     calls[0]?.resolve('now!');
@@ -312,7 +322,7 @@ describe('TaskScheduler firing', () => {
       result: 'now!',
       scheduledForMs: START,
     });
-    expect(scheduler.getTask('task1').nextRunMs).toBe(START + 3_600_000);
+    expect((await scheduler.getTask('task1')).nextRunMs).toBe(START + 3_600_000);
     await expect(scheduler.runNow('missing')).rejects.toThrow('Task not found: missing');
   });
 
@@ -325,7 +335,7 @@ describe('TaskScheduler firing', () => {
           });
         }),
     });
-    scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '3600' });
+    await scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '3600' });
     const controller = new AbortController();
     const running = scheduler.runNow('task1', { signal: controller.signal });
     controller.abort(new Error('Interrupted (SIGINT)'));
@@ -339,12 +349,12 @@ describe('TaskScheduler firing', () => {
   it('stop waits for running occurrences, bounded, then aborts them', async () => {
     const { runTask, calls } = controlledRunner();
     const { scheduler, timers } = setup({ runTask, stopTimeoutMs: 5_000 });
-    scheduler.createTask({
+    await scheduler.createTask({
       prompt: 'p',
       scheduleType: 'once',
       scheduleValue: '2026-11-29T12:00:00Z', // due now
     });
-    scheduler.start();
+    await scheduler.start();
     await timers.advance(0);
     const stopped = scheduler.stop();
     let done = false;
@@ -366,7 +376,7 @@ describe('TaskScheduler firing', () => {
     const store = new SchedulerStore({ dbPath: join(dir.path, 's.db') });
     cleanups.push(() => store.close());
     const scheduler = new TaskScheduler({ store });
-    expect(() => scheduler.start()).toThrow(/no runTask/);
+    await expect(scheduler.start()).rejects.toThrow(/no runTask/);
     await expect(scheduler.runNow('x')).rejects.toThrow(/no runTask/);
   });
 });
@@ -376,9 +386,13 @@ describe('TaskScheduler with several processes on one database', () => {
     const first = setup({ owner: 'A' });
     const clock = first.clock;
     const second = setup({ owner: 'B', dbPath: first.dbPath, clock });
-    first.scheduler.createTask({ prompt: 'shared', scheduleType: 'interval', scheduleValue: '10' });
-    first.scheduler.start();
-    second.scheduler.start();
+    await first.scheduler.createTask({
+      prompt: 'shared',
+      scheduleType: 'interval',
+      scheduleValue: '10',
+    });
+    await first.scheduler.start();
+    await second.scheduler.start();
     for (let i = 0; i < 20; i += 1) {
       await first.timers.advance(5_000);
       await second.timers.advance(0);
@@ -401,15 +415,15 @@ describe('TaskScheduler with several processes on one database', () => {
       clock: crashed.clock,
       leaseMs: 30_000,
     });
-    crashed.scheduler.createTask({
+    await crashed.scheduler.createTask({
       prompt: 'p',
       scheduleType: 'once',
       scheduleValue: '2026-11-29T12:00:00Z', // due now
     });
-    crashed.scheduler.start();
+    await crashed.scheduler.start();
     await crashed.timers.advance(0);
     expect(calls).toHaveLength(1); // A claimed it and then "crashed": its timers never fire again
-    survivor.scheduler.start();
+    await survivor.scheduler.start();
     await survivor.timers.advance(29_999);
     expect(survivor.ran).toHaveLength(0);
     await survivor.timers.advance(1);
@@ -429,13 +443,13 @@ describe('TaskScheduler with several processes on one database', () => {
     const { runTask, calls } = controlledRunner();
     const slow = setup({ owner: 'A', runTask, leaseMs: 30_000 });
     const other = setup({ owner: 'B', dbPath: slow.dbPath, clock: slow.clock, leaseMs: 30_000 });
-    slow.scheduler.createTask({
+    await slow.scheduler.createTask({
       prompt: 'p',
       scheduleType: 'once',
       scheduleValue: '2026-11-29T12:00:00Z', // due now
     });
-    slow.scheduler.start();
-    other.scheduler.start();
+    await slow.scheduler.start();
+    await other.scheduler.start();
     for (let i = 0; i < 12; i += 1) {
       await slow.timers.advance(10_000);
       await other.timers.advance(0);
@@ -448,7 +462,7 @@ describe('TaskScheduler with several processes on one database', () => {
 });
 
 describe('TaskScheduler hardening: origins, limits, past once times, delete', () => {
-  it('a task an agent asks for may name only the tools of its run; a person is not limited', () => {
+  it('a task an agent asks for may name only the tools of its run; a person is not limited', async () => {
     const { scheduler } = setup();
     const ask = (tools: string) =>
       scheduler.createTask({
@@ -459,18 +473,18 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
         createdBy: 'agent',
         allowedTools: ['schedule_task', 'think'],
       });
-    expect(() => ask('think,web_search,file_read')).toThrow(
+    await expect(ask('think,web_search,file_read')).rejects.toThrow(
       expect.objectContaining({
         code: 'tools_not_allowed',
         message: expect.stringMatching(/^tool\(s\) not allowed: web_search, file_read\. /),
       }),
     );
-    expect(ask('think')).toMatchObject({
+    expect(await ask('think')).toMatchObject({
       createdBy: 'agent',
       allowedTools: ['schedule_task', 'think'],
     });
     expect(
-      scheduler.createTask({
+      await scheduler.createTask({
         prompt: 'p',
         scheduleType: 'interval',
         scheduleValue: '60',
@@ -481,7 +495,7 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
 
   it('refuses at run time a task whose stored tool list is wider than its recorded allowance', async () => {
     const { scheduler, dbPath, ran } = setup();
-    const task = scheduler.createTask({
+    const task = await scheduler.createTask({
       prompt: 'p',
       scheduleType: 'interval',
       scheduleValue: '60',
@@ -502,16 +516,16 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
     });
   });
 
-  it('intervals are at least 1 s by default; a person may configure another minimum', () => {
+  it('intervals are at least 1 s by default; a person may configure another minimum', async () => {
     const { scheduler } = setup();
-    expect(() =>
+    await expect(
       scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.001' }),
-    ).toThrow(
+    ).rejects.toThrow(
       "invalid interval '0.001' (shorter than the minimum of 1 s): give a number of seconds from 1 to 315360000, e.g. '3600'",
     );
     const relaxed = setup({ minIntervalMs: 250 }).scheduler;
     expect(
-      relaxed.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.25' })
+      (await relaxed.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '0.25' }))
         .scheduleValue,
     ).toBe('0.25');
     expect(() => setup({ minIntervalMs: 0 })).toThrow(/minIntervalMs must be a positive number/);
@@ -521,13 +535,17 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
     const { scheduler, store, timers, ran } = setup();
     // a 1 ms interval stored before the minimum existed (what a model once created)
     store.insertTask({
-      ...scheduler.createTask({ prompt: 'seed', scheduleType: 'interval', scheduleValue: '60' }),
+      ...(await scheduler.createTask({
+        prompt: 'seed',
+        scheduleType: 'interval',
+        scheduleValue: '60',
+      })),
       id: 'flood',
       scheduleValue: '0.001',
       nextRunMs: START + 1,
     });
-    scheduler.cancelTask('task1');
-    scheduler.start();
+    await scheduler.cancelTask('task1');
+    await scheduler.start();
     await timers.advance(3_000);
     expect(ran).toHaveLength(60);
     const skipped = store.allRuns().filter((run) => run.status === 'skipped');
@@ -537,7 +555,7 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
       'skipped: the task already ran 60 time(s) within a minute (limit: 60 runs per task per minute); ' +
         '59939 more occurrence(s) until 2026-11-29T12:01:00+00:00 are skipped too',
     );
-    expect(scheduler.getTask('flood').nextRunMs).toBe(START + 60_001);
+    expect((await scheduler.getTask('flood')).nextRunMs).toBe(START + 60_001);
     await timers.advance(60_000);
     expect(ran).toHaveLength(120); // the next minute runs again, no backlog
     expect(store.allRuns().filter((run) => run.status === 'skipped')).toHaveLength(2);
@@ -545,8 +563,8 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
 
   it('a 1 s interval (the minimum) is never skipped by the default limit', async () => {
     const { scheduler, store, timers, ran } = setup({ maxSleepMs: 3_600_000 });
-    scheduler.createTask({ prompt: 'tick', scheduleType: 'interval', scheduleValue: '1' });
-    scheduler.start();
+    await scheduler.createTask({ prompt: 'tick', scheduleType: 'interval', scheduleValue: '1' });
+    await scheduler.start();
     await timers.advance(90_000); // past the first full minute, where the limit would start to bite
     expect(ran).toHaveLength(90);
     expect(store.allRuns().every((run) => run.status === 'succeeded')).toBe(true);
@@ -554,8 +572,8 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
 
   it('the runs-per-minute limit is configurable', async () => {
     const { scheduler, store, timers, ran } = setup({ maxRunsPerTaskPerMinute: 2 });
-    scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '10' });
-    scheduler.start();
+    await scheduler.createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '10' });
+    await scheduler.start();
     await timers.advance(60_000);
     expect(ran.map((request) => request.scheduledForMs - START)).toEqual([10_000, 20_000]);
     expect(store.allRuns().map((run) => [run.scheduledForMs - START, run.status])).toEqual([
@@ -563,62 +581,70 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
       [20_000, 'succeeded'],
       [30_000, 'skipped'],
     ]);
-    expect(scheduler.getTask('task1').nextRunMs).toBe(START + 70_000);
+    expect((await scheduler.getTask('task1')).nextRunMs).toBe(START + 70_000);
   });
 
-  it('refuses a once time further in the past than the catch-up window, saying what is accepted', () => {
+  it('refuses a once time further in the past than the catch-up window, saying what is accepted', async () => {
     const { scheduler } = setup();
-    expect(() =>
+    await expect(
       scheduler.createTask({
         prompt: 'p',
         scheduleType: 'once',
         scheduleValue: '2026-11-29T10:59:59Z',
       }),
-    ).toThrow(
+    ).rejects.toThrow(
       "once time '2026-11-29T10:59:59Z' (2026-11-29T10:59:59+00:00) is in the past (now 2026-11-29T12:00:00+00:00): " +
         "give a future ISO 8601 date-time such as '2026-11-30T12:00:00Z', or one at most 1 h ago (the catch-up window)",
     );
     const tight = setup({ catchupWindowMs: 0 }).scheduler;
-    expect(() =>
+    await expect(
       tight.createTask({
         prompt: 'p',
         scheduleType: 'once',
         scheduleValue: '2026-11-29T11:59:59Z',
       }),
-    ).toThrow(/or one at most 0 s ago/);
+    ).rejects.toThrow(/or one at most 0 s ago/);
     expect(
-      tight.createTask({ prompt: 'p', scheduleType: 'once', scheduleValue: '2026-11-29T12:00:00Z' })
-        .status,
+      (
+        await tight.createTask({
+          prompt: 'p',
+          scheduleType: 'once',
+          scheduleValue: '2026-11-29T12:00:00Z',
+        })
+      ).status,
     ).toBe('active');
   });
 
   it('a once task that came due beyond the catch-up window while nothing ran is recorded as missed', async () => {
     const { scheduler, clock, ran } = setup();
-    scheduler.createTask({
+    await scheduler.createTask({
       prompt: 'p',
       scheduleType: 'once',
       scheduleValue: '2026-11-29T13:00:00Z',
     });
     clock.currentMs = at('2026-11-29T14:00:01Z'); // down until 1 h 1 s after it was due
-    scheduler.start();
+    await scheduler.start();
     await scheduler.idle();
     expect(ran).toEqual([]);
-    expect(scheduler.logs('task1')).toMatchObject([
+    expect(await scheduler.logs('task1')).toMatchObject([
       { status: 'missed', scheduledForMs: at('2026-11-29T13:00:00Z') },
     ]);
-    expect(scheduler.getTask('task1')).toMatchObject({ status: 'completed', nextRunMs: undefined });
+    expect(await scheduler.getTask('task1')).toMatchObject({
+      status: 'completed',
+      nextRunMs: undefined,
+    });
   });
 
   it('deletes a task with its run history; refuses while it runs; unknown ids are not found', async () => {
     const { runTask, calls } = controlledRunner();
     const { scheduler, store } = setup({ runTask });
-    const task = scheduler.createTask({
+    const task = await scheduler.createTask({
       prompt: 'p',
       scheduleType: 'interval',
       scheduleValue: '60',
     });
     const running = scheduler.runNow(task.id);
-    expect(() => scheduler.deleteTask(task.id)).toThrow(
+    await expect(scheduler.deleteTask(task.id)).rejects.toThrow(
       expect.objectContaining({
         code: 'task_running',
         message: `Task ${task.id} is running now since 2026-11-29T12:00:00+00:00; it was not deleted. Wait for the run to end (or stop the scheduler running it), then delete it again; \`cancel\` stops further runs meanwhile`,
@@ -626,10 +652,13 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
     );
     calls[0]?.resolve('done');
     await running;
-    expect(scheduler.deleteTask(task.id)).toMatchObject({ task: { id: task.id }, runsDeleted: 1 });
+    expect(await scheduler.deleteTask(task.id)).toMatchObject({
+      task: { id: task.id },
+      runsDeleted: 1,
+    });
     expect(store.getTask(task.id)).toBeUndefined();
     expect(store.allRuns()).toEqual([]);
-    expect(() => scheduler.deleteTask(task.id)).toThrow(
+    await expect(scheduler.deleteTask(task.id)).rejects.toThrow(
       expect.objectContaining({ code: 'task_not_found' }),
     );
   });
@@ -637,7 +666,7 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
   it('deletes a task whose running occurrence was left by a dead process (its lease expired)', async () => {
     const { runTask } = controlledRunner();
     const crashed = setup({ runTask, leaseMs: 30_000, owner: 'dead' });
-    const task = crashed.scheduler.createTask({
+    const task = await crashed.scheduler.createTask({
       prompt: 'p',
       scheduleType: 'interval',
       scheduleValue: '60',
@@ -645,6 +674,6 @@ describe('TaskScheduler hardening: origins, limits, past once times, delete', ()
     void crashed.scheduler.runNow(task.id); // never settles: the process "died"
     const other = setup({ dbPath: crashed.dbPath, clock: crashed.clock });
     crashed.clock.currentMs += 30_000;
-    expect(other.scheduler.deleteTask(task.id).runsDeleted).toBe(1);
+    expect((await other.scheduler.deleteTask(task.id)).runsDeleted).toBe(1);
   });
 });

@@ -12,6 +12,7 @@ import { formatIsoInstant } from './instant.js';
 import { DEFAULT_MIN_INTERVAL_MS, firstRunMs, validateSchedule } from './schedule.js';
 import { SchedulerError } from './scheduler-error.js';
 import type { CompleteRunOptions, DeletedTask, SchedulerStore } from './scheduler-store.js';
+import { type SchedulerStoreBackend, schedulerBackend } from './scheduler-store-backend.js';
 import { splitToolList } from './store-rows.js';
 import { nextStatus, type TaskAction } from './task-state.js';
 import {
@@ -51,7 +52,8 @@ export type RunTask = (request: RunTaskRequest) => Promise<string>;
 
 /** Options of `TaskScheduler`. */
 export interface TaskSchedulerOptions {
-  readonly store: SchedulerStore;
+  /** Where tasks live: a SQLite `SchedulerStore` (wrapped) or any `SchedulerStoreBackend` (PostgreSQL). */
+  readonly store: SchedulerStore | SchedulerStoreBackend;
   /** Required to `start()` or `runNow()`; creating and listing tasks works without it. */
   readonly runTask?: RunTask;
   readonly clock?: Clock;
@@ -63,7 +65,10 @@ export interface TaskSchedulerOptions {
   readonly leaseMs?: number;
   /** A late occurrence still runs once when at most this late (default 1 hour). */
   readonly catchupWindowMs?: number;
-  /** Longest sleep between checks, so tasks created by other processes are seen (default 60 s). */
+  /**
+   * Longest sleep between checks, so tasks created by other processes are seen (default 60 s); a store that
+   * reports changes (PostgreSQL) wakes the scheduler sooner.
+   */
   readonly maxSleepMs?: number;
   /** How long `stop()` waits for running occurrences before aborting them (default 30 s). */
   readonly stopTimeoutMs?: number;
@@ -141,7 +146,7 @@ function normaliseTools(tools: string | readonly string[] | undefined): string {
  * themselves, and recorded exactly once in the run log.
  */
 export class TaskScheduler {
-  readonly store: SchedulerStore;
+  readonly store: SchedulerStoreBackend;
   /** This process's id in leases. */
   readonly owner: string;
   readonly #runTask: RunTask | undefined;
@@ -161,6 +166,9 @@ export class TaskScheduler {
   #timer: TimerHandle | undefined;
   #started = false;
   #tickQueued = false;
+  #tickAgain = false;
+  #tickRun: Promise<void> | undefined;
+  #unwatch: Promise<(() => Promise<void>) | undefined> | undefined;
   #lastError: unknown;
   #completions: {
     readonly options: CompleteRunOptions;
@@ -168,7 +176,7 @@ export class TaskScheduler {
   }[] = [];
 
   constructor(options: TaskSchedulerOptions) {
-    this.store = options.store;
+    this.store = schedulerBackend(options.store);
     this.#runTask = options.runTask;
     this.#clock = options.clock ?? systemClock;
     this.#timers = options.timers ?? systemTimers;
@@ -216,10 +224,10 @@ export class TaskScheduler {
    * Validates and saves a task; it is `active` with its first due time computed. A task an agent asks for
    * (`createdBy: 'agent'`) may name only `allowedTools` and gets at least the default minimum interval.
    */
-  createTask(options: CreateTaskOptions): ScheduledTask {
+  async createTask(options: CreateTaskOptions): Promise<ScheduledTask> {
     if (typeof options.prompt !== 'string' || options.prompt.trim() === '')
       throw new SchedulerError('invalid_task', 'prompt must be a non-empty string');
-    const nowMs = this.#clock.nowMs();
+    const nowMs = await this.#now();
     const createdBy: TaskOrigin = options.createdBy === 'agent' ? 'agent' : 'person';
     const tools = normaliseTools(options.tools);
     const allowedTools = createdBy === 'agent' ? [...(options.allowedTools ?? [])] : undefined;
@@ -252,7 +260,7 @@ export class TaskScheduler {
       createdBy,
       allowedTools,
     };
-    this.store.insertTask(task);
+    await this.store.insertTask(task);
     this.#wake();
     return task;
   }
@@ -261,21 +269,23 @@ export class TaskScheduler {
    * Deletes a task and its run history for good; refused (`task_running`) while an occurrence of it is
    * running. Unknown ids throw `task_not_found`.
    */
-  deleteTask(taskId: string): DeletedTask {
-    const deleted = this.store.deleteTask(taskId, this.#clock.nowMs());
+  async deleteTask(taskId: string): Promise<DeletedTask> {
+    const deleted = await this.store.deleteTask(taskId, await this.#now());
     this.#wake();
     return deleted;
   }
 
-  /** The task with this id; throws a `SchedulerError` (`task_not_found`) for an unknown id. */
-  getTask(taskId: string): ScheduledTask {
-    const task = this.store.getTask(taskId);
+  /** The task with this id; rejects with a `SchedulerError` (`task_not_found`) for an unknown id. */
+  async getTask(taskId: string): Promise<ScheduledTask> {
+    const task = await this.store.getTask(taskId);
     if (task === undefined) throw new SchedulerError('task_not_found', `Task not found: ${taskId}`);
     return task;
   }
 
   /** Every task in creation order, optionally only those with one status. */
-  listTasks(options: { readonly status?: string | undefined } = {}): ScheduledTask[] {
+  async listTasks(
+    options: { readonly status?: string | undefined } = {},
+  ): Promise<ScheduledTask[]> {
     const { status } = options;
     if (status !== undefined && !TASK_STATUSES.includes(status as TaskStatus))
       throw new SchedulerError(
@@ -286,23 +296,23 @@ export class TaskScheduler {
   }
 
   /** Pauses an active task (its next due time is kept). */
-  pauseTask(taskId: string): ScheduledTask {
+  pauseTask(taskId: string): Promise<ScheduledTask> {
     return this.#transition(taskId, 'pause');
   }
 
   /** Resumes a paused task, computing its next due time from now. */
-  resumeTask(taskId: string): ScheduledTask {
+  resumeTask(taskId: string): Promise<ScheduledTask> {
     return this.#transition(taskId, 'resume');
   }
 
   /** Cancels a task for good (status `cancelled`, no next run); a running occurrence finishes. */
-  cancelTask(taskId: string): ScheduledTask {
+  cancelTask(taskId: string): Promise<ScheduledTask> {
     return this.#transition(taskId, 'cancel');
   }
 
-  #transition(taskId: string, action: TaskAction): ScheduledTask {
-    const nowMs = this.#clock.nowMs();
-    const updated = this.store.updateTask(taskId, (task) => {
+  async #transition(taskId: string, action: TaskAction): Promise<ScheduledTask> {
+    const nowMs = await this.#now();
+    const updated = await this.store.updateTask(taskId, (task) => {
       const status = nextStatus(task, action);
       if (action === 'cancel') return { status, nextRunMs: undefined };
       if (action === 'pause') return { status };
@@ -315,8 +325,8 @@ export class TaskScheduler {
   }
 
   /** The run log of a task, newest first (missed occurrences included). */
-  logs(taskId: string, limit = 10): TaskRun[] {
-    this.getTask(taskId);
+  async logs(taskId: string, limit = 10): Promise<TaskRun[]> {
+    await this.getTask(taskId);
     return this.store.runLogs(taskId, limit);
   }
 
@@ -326,14 +336,13 @@ export class TaskScheduler {
    */
   async runNow(taskId: string, options: { readonly signal?: AbortSignal } = {}): Promise<TaskRun> {
     this.#requireRunner();
-    const nowMs = this.#clock.nowMs();
-    const claim = this.store.claimManual(taskId, {
-      nowMs,
+    const claim = await this.store.claimManual(taskId, {
+      nowMs: await this.#now(),
       owner: this.owner,
       leaseMs: this.#leaseMs,
     });
     await this.#launch(claim, options.signal);
-    const run = this.store.getRun(claim.run.id);
+    const run = await this.store.getRun(claim.run.id);
     if (run === undefined)
       throw new SchedulerError('task_not_found', `Run ${claim.run.id} of task ${taskId} vanished`);
     return run;
@@ -348,12 +357,41 @@ export class TaskScheduler {
     return this.#runTask;
   }
 
-  /** Starts firing due tasks (a no-op when already started). */
-  start(): void {
+  /** The reference time: the store's shared clock when it has one (PostgreSQL), else this scheduler's clock. */
+  #now(): Promise<number> {
+    return this.store.currentTimeMs === undefined
+      ? Promise.resolve(this.#clock.nowMs())
+      : this.store.currentTimeMs();
+  }
+
+  /**
+   * Starts firing due tasks (a no-op when already started); with a store that reports changes, tasks created
+   * or changed by other processes wake it at once. Throws at once without a `runTask`; the promise resolves
+   * when the first check has launched what was due and change reports are subscribed (awaiting it is optional).
+   */
+  async start(): Promise<void> {
     this.#requireRunner();
     if (this.#started) return;
     this.#started = true;
-    this.#tick();
+    await Promise.all([this.#watch(), this.#tick()]);
+  }
+
+  async #watch(): Promise<void> {
+    const watch = this.store.watchChanges?.bind(this.store);
+    if (watch === undefined) return;
+    this.#unwatch = watch(() => this.#wake()).catch((error: unknown) => {
+      this.#lastError = error; // polling every maxSleepMs still finds the work
+      return undefined;
+    });
+    await this.#unwatch;
+  }
+
+  async #stopWatching(): Promise<void> {
+    const unwatch = await this.#unwatch;
+    this.#unwatch = undefined;
+    await unwatch?.().catch((error: unknown) => {
+      this.#lastError = error;
+    });
   }
 
   /**
@@ -363,6 +401,9 @@ export class TaskScheduler {
   async stop(): Promise<void> {
     this.#started = false;
     this.#clearTimer();
+    await this.#tickRun; // a claim under way launches what it claimed before stop looks at what runs
+    this.#clearTimer();
+    await this.#stopWatching();
     const pending = [...this.#running.values()];
     if (pending.length === 0) return;
     let timeout: TimerHandle | undefined;
@@ -375,15 +416,20 @@ export class TaskScheduler {
       entry.controller.abort(new Error('scheduler stopped'));
   }
 
-  /** Resolves when no occurrence is running in this process. */
+  /** Resolves when no occurrence is running in this process and no check for due work is under way. */
   async idle(): Promise<void> {
-    while (this.#running.size > 0)
-      await Promise.all([...this.#running.values()].map((entry) => entry.promise));
+    for (;;) {
+      if (this.#tickRun !== undefined) await this.#tickRun;
+      else if (this.#running.size > 0)
+        await Promise.all([...this.#running.values()].map((entry) => entry.promise));
+      else if (this.#tickQueued) await new Promise<void>((resolve) => queueMicrotask(resolve));
+      else return;
+    }
   }
 
-  /** Checks for due work now (normally the timer does this). */
-  tick(): void {
-    this.#tick();
+  /** Checks for due work now (normally the timer does this); resolves when the check has launched what it claimed. */
+  tick(): Promise<void> {
+    return this.#tick();
   }
 
   /** Ticks once after the current burst of work (completions, creations) instead of once per item. */
@@ -392,7 +438,7 @@ export class TaskScheduler {
     this.#tickQueued = true;
     queueMicrotask(() => {
       this.#tickQueued = false;
-      this.#tick();
+      void this.#tick();
     });
   }
 
@@ -401,15 +447,33 @@ export class TaskScheduler {
     this.#timer = undefined;
   }
 
-  #tick(): void {
-    if (!this.#started) return;
+  /** One check at a time: a check asked for while one runs makes that one go round again. */
+  #tick(): Promise<void> {
+    if (!this.#started) return Promise.resolve();
+    this.#tickAgain = true;
+    this.#tickRun ??= this.#tickLoop();
+    return this.#tickRun;
+  }
+
+  async #tickLoop(): Promise<void> {
+    try {
+      while (this.#tickAgain && this.#started) {
+        this.#tickAgain = false;
+        await this.#tickOnce();
+      }
+    } finally {
+      this.#tickRun = undefined;
+    }
+  }
+
+  async #tickOnce(): Promise<void> {
     this.#clearTimer();
     const free = this.#concurrency - this.#running.size;
     if (free <= 0) return; // a finishing run ticks again
-    let claimed = 0;
-    const claimedAtMs = this.#clock.nowMs();
+    let delayMs: number;
     try {
-      const claims = this.store.claimDue({
+      const claimedAtMs = await this.#now();
+      const claims = await this.store.claimDue({
         nowMs: claimedAtMs,
         owner: this.owner,
         leaseMs: this.#leaseMs,
@@ -418,33 +482,31 @@ export class TaskScheduler {
         maxAttempts: this.#maxAttempts,
         maxRunsPerTaskPerMinute: this.#maxRunsPerTaskPerMinute,
       });
-      claimed = claims.length;
       for (const claim of claims) void this.#launch(claim);
+      delayMs = await this.#delayToNextWake(claims.length, claimedAtMs);
     } catch (error) {
       this.#lastError = error;
-      this.#arm(IDLE_RETRY_MS);
-      return;
+      delayMs = IDLE_RETRY_MS;
     }
-    if (this.#running.size < this.#concurrency)
-      this.#arm(this.#delayToNextWake(claimed, claimedAtMs));
+    if (this.#started && this.#running.size < this.#concurrency) this.#arm(delayMs);
   }
 
   /**
    * Milliseconds until the next check: 0 when work came due after the claim was made (or more may be waiting);
    * a short back-off when work due at claim time could not be claimed (held elsewhere), never a busy loop.
    */
-  #delayToNextWake(claimed: number, claimedAtMs: number): number {
-    const wakeMs = this.store.nextWakeMs();
+  async #delayToNextWake(claimed: number, claimedAtMs: number): Promise<number> {
+    const wakeMs = await this.store.nextWakeMs();
     if (wakeMs === undefined) return this.#maxSleepMs;
     if (wakeMs <= claimedAtMs) return claimed > 0 ? 0 : IDLE_RETRY_MS;
-    return Math.min(this.#maxSleepMs, Math.max(0, Math.ceil(wakeMs - this.#clock.nowMs())));
+    return Math.min(this.#maxSleepMs, Math.max(0, Math.ceil(wakeMs - (await this.#now()))));
   }
 
   #arm(delayMs: number): void {
     this.#clearTimer();
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
-      this.#tick();
+      void this.#tick();
     }, delayMs);
   }
 
@@ -477,7 +539,7 @@ export class TaskScheduler {
     const recorded = await this.#complete({
       runId: run.id,
       owner: this.owner,
-      nowMs: this.#clock.nowMs(),
+      nowMs: await this.#now().catch(() => this.#clock.nowMs()),
       ...outcome,
     });
     this.#bus?.publish('scheduler_task_end', {
@@ -494,15 +556,15 @@ export class TaskScheduler {
   #complete(options: CompleteRunOptions): Promise<boolean> {
     return new Promise((resolve) => {
       this.#completions.push({ options, resolve });
-      if (this.#completions.length === 1) queueMicrotask(() => this.#flushCompletions());
+      if (this.#completions.length === 1) queueMicrotask(() => void this.#flushCompletions());
     });
   }
 
-  #flushCompletions(): void {
+  async #flushCompletions(): Promise<void> {
     const batch = this.#completions.splice(0);
     let recorded: boolean[];
     try {
-      recorded = this.store.completeRuns(batch.map((entry) => entry.options));
+      recorded = await this.store.completeRuns(batch.map((entry) => entry.options));
     } catch (error) {
       this.#lastError = error; // the leases expire and the occurrences are retried
       recorded = batch.map(() => false);
@@ -520,6 +582,7 @@ export class TaskScheduler {
     const tools = toolNames(task.tools);
     const refusal = runRefusal(task, tools);
     if (refusal !== undefined) return { success: false, result: '', error: refusal };
+    if (signal.aborted) return { success: false, result: '', error: describeError(signal.reason) };
     try {
       const result: unknown = await this.#requireRunner()({
         task,
@@ -546,26 +609,28 @@ export class TaskScheduler {
   #keepLease(runId: number, controller: AbortController): () => void {
     let handle: TimerHandle | undefined;
     let stopped = false;
-    const renew = () => {
+    const periodMs = Math.max(1, Math.floor(this.#leaseMs / 3));
+    const renew = async () => {
       if (stopped) return;
       let held = false;
       try {
-        held = this.store.renewLease(runId, {
-          nowMs: this.#clock.nowMs(),
+        held = await this.store.renewLease(runId, {
+          nowMs: await this.#now(),
           owner: this.owner,
           leaseMs: this.#leaseMs,
         });
       } catch (error) {
         this.#lastError = error;
-        held = true; // a busy database is not a lost lease; try again next time
+        held = true; // a busy or unreachable database is not a lost lease; try again next time
       }
+      if (stopped) return;
       if (!held)
         controller.abort(
           new Error('lease lost: another scheduler process took over this occurrence'),
         );
-      else handle = this.#timers.setTimeout(renew, Math.max(1, Math.floor(this.#leaseMs / 3)));
+      else handle = this.#timers.setTimeout(() => void renew(), periodMs);
     };
-    handle = this.#timers.setTimeout(renew, Math.max(1, Math.floor(this.#leaseMs / 3)));
+    handle = this.#timers.setTimeout(() => void renew(), periodMs);
     return () => {
       stopped = true;
       this.#timers.clearTimeout(handle);

@@ -103,7 +103,7 @@ describe('Jarvis options', () => {
     const system = await jarvis.system();
     expect(system.bus).toBe(bus);
     expect((await system.engine()).model).toBe('named');
-    const task = system
+    const task = await system
       .scheduler()
       .createTask({ prompt: 'p', scheduleType: 'interval', scheduleValue: '60' });
     expect(task.nextRunMs).toBe(startMs + 60_000);

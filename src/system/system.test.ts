@@ -75,7 +75,7 @@ describe('buildSystem tools', () => {
     });
     expect(result?.success).toBe(true);
     const { task_id: taskId } = JSON.parse(result?.content ?? '{}') as { task_id: string };
-    expect(system.scheduler().getTask(taskId).prompt).toBe('hello');
+    expect((await system.scheduler().getTask(taskId)).prompt).toBe('hello');
   });
 
   it('gives llm the engine and model of the run', async () => {
@@ -167,7 +167,7 @@ describe('buildSystem runs', () => {
   it('records telemetry when enabled and not when disabled', async () => {
     const on = systemWith(new ScriptedEngine([assistantReply('a')]));
     await on.run('q');
-    expect(on.telemetry().recent()).toHaveLength(1);
+    expect(await on.telemetry().recent()).toHaveLength(1);
     const off = systemWith(
       new ScriptedEngine([assistantReply('b')]),
       `[telemetry]\nenabled = false\ndb_path = "${join(home, 'off.db')}"`,
@@ -184,7 +184,7 @@ describe('buildSystem runs', () => {
     const bus = new EventBus({ recordHistory: true });
     const system = systemWith(engine, '', bus);
     const scheduler = system.scheduler();
-    const task = scheduler.createTask({
+    const task = await scheduler.createTask({
       prompt: 'six times seven',
       scheduleType: 'interval',
       scheduleValue: '3600',
