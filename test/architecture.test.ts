@@ -4,12 +4,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * DESIGN.md §3's picture, bottom up: "core <- tools, engine, memory, telemetry <- agents, scheduler, sessions, mcp
- * <- system <- sdk <- server, cli". A folder may import only folders of a lower tier (`testing`, the shipped fakes,
- * sits beside agents: it builds on core and tools).
+ * DESIGN.md §3's picture, bottom up: "core <- storage <- tools, engine, memory, telemetry <- agents, scheduler,
+ * sessions, mcp <- system <- sdk <- server, cli". A folder may import only folders of a lower tier (`testing`,
+ * the shipped fakes, sits beside agents: it builds on core and tools).
  */
 const TIERS: readonly (readonly string[])[] = [
   ['core'],
+  ['storage'],
   ['tools', 'engine', 'memory', 'telemetry'],
   ['agents', 'scheduler', 'sessions', 'mcp', 'testing'],
   ['system'],
@@ -21,18 +22,21 @@ const TIERS: readonly (readonly string[])[] = [
 /** Which top-level folders of src/ each folder may import: never upward in TIERS, often stricter. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   core: [],
+  // PostgreSQL handle and migrations for the durable stores (SQLite stays inside each store).
+  storage: ['core'],
   tools: ['core'],
   engine: ['core'],
-  memory: ['core'],
-  telemetry: ['core'],
+  memory: ['core', 'storage'],
+  telemetry: ['core', 'storage'],
   testing: ['core', 'tools'],
   agents: ['core', 'tools'],
-  scheduler: ['core', 'tools'],
-  sessions: ['core'],
+  scheduler: ['core', 'storage', 'tools'],
+  sessions: ['core', 'storage'],
   // Below system: config-listed MCP servers become ordinary tools that system hands to agents.
   mcp: ['core', 'tools'],
   system: [
     'core',
+    'storage',
     'tools',
     'engine',
     'memory',
@@ -60,6 +64,9 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
     'sdk',
     'server',
   ],
+  // The web page (src/web, bundled for the browser): its own files and Preact only; it reads the server's JSON
+  // over HTTP into types of its own, so it imports nothing from the other folders.
+  web: [],
 };
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
@@ -111,6 +118,8 @@ function checkImport(path: string, from: string, specifier: string): string | un
   if (!specifier.startsWith('.')) {
     if (from === 'core')
       return `core must not import '${specifier}' (no packages, no node: builtins)`;
+    if (from === 'web' && !/^preact(?:\/|$)/.test(specifier))
+      return `web must not import '${specifier}' (it runs in the browser: Preact only)`;
     return undefined;
   }
   const target = relative(SRC, resolve(SRC, dirname(path), specifier))
@@ -136,7 +145,7 @@ function checkImport(path: string, from: string, specifier: string): string | un
 
 function readSources(directory: string): SourceFile[] {
   return readdirSync(directory, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts'))
+    .filter((name) => name.endsWith('.ts') || name.endsWith('.tsx'))
     .map((name) => ({
       path: name.split('\\').join('/'),
       text: readFileSync(join(directory, name), 'utf8'),
@@ -184,6 +193,9 @@ describe('architecture', () => {
       { path: 'tools/ok.test.ts', text: "import { S } from '../testing/index.js';" },
       { path: 'system/ok.ts', text: "import {\n  ToolExecutor,\n} from '../tools/index.js';" },
       { path: 'index.ts', text: "export { Jarvis } from './sdk/index.js';" },
+      { path: 'web/i.tsx', text: "import type { X } from '../server/index.js';" },
+      { path: 'web/j.ts', text: "import { readFile } from 'node:fs';" },
+      { path: 'web/ok.tsx', text: "import { render } from 'preact';\nimport { A } from './a.js';" },
     ];
     expect(findViolations(files)).toEqual([
       "core/a.ts: core/ must not import tools/ ('../tools/index.js')",
@@ -195,6 +207,8 @@ describe('architecture', () => {
       "tools/f.ts: imports its own folder's index ('./index.js'); import the sibling file directly",
       "mcp/g.ts: mcp/ must not import system/ ('../system/index.js')",
       "cli/h.ts: reaches into sdk/ ('../sdk/jarvis.js'); import sdk/index.js instead",
+      "web/i.tsx: web/ must not import server/ ('../server/index.js')",
+      "web/j.ts: web must not import 'node:fs' (it runs in the browser: Preact only)",
     ]);
   });
 });

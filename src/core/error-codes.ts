@@ -74,6 +74,15 @@ export const JARVIS_ERROR_CODES = {
   ],
   /** Conversation sessions and their store. */
   sessions: ['session_not_found', 'sessions_store_closed'],
+  /** A PostgreSQL database behind the durable stores (`StorageError`). */
+  storage: [
+    'storage_invalid_url',
+    'storage_driver_missing',
+    'storage_unavailable',
+    'storage_query_failed',
+    'storage_schema_incompatible',
+    'storage_closed',
+  ],
   /** Finding, reading, checking and writing the config file. */
   config: [
     'config_not_found',

@@ -27,6 +27,7 @@ export {
   type SkippedPath,
   type SkipReason,
 } from './index-path.js';
+export { PostgresMemory, type PostgresMemoryOptions } from './postgres-memory.js';
 export {
   DEFAULT_TOP_K,
   MAX_TOP_K,

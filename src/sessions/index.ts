@@ -6,6 +6,10 @@ export {
   summaryMessage,
   TurnTokenCache,
 } from './history-fit.js';
+export {
+  PostgresSessionStore,
+  type PostgresSessionStoreOptions,
+} from './postgres-session-store.js';
 export { isSessionId } from './session-checks.js';
 export {
   describeHistoryReport,

@@ -116,6 +116,7 @@ export {
   getEngine,
   OPENAI_API_BASE_URL,
 } from './engines.js';
+export { type MemoryResultJson, memoryResultJson } from './memory-result-json.js';
 export { type ModelHubSettings, modelHubSettings } from './model-hub-settings.js';
 export { NoModelError, type NoModelErrorOptions } from './no-model-error.js';
 export {
@@ -135,6 +136,13 @@ export type {
   SessionHistoryReport,
   SessionRunResult,
 } from './session-turn.js';
+export {
+  openConfiguredSchedulerStore,
+  openConfiguredSessionStore,
+  openPostgresMemory,
+  postgresOptions,
+  type StorageBackendOptions,
+} from './storage-backends.js';
 export {
   type BuildSystemOptions,
   buildSystem,
@@ -183,4 +191,5 @@ export {
   type ToolCatalogOptions,
   toolCatalog,
 } from './tool-catalog.js';
+export { type ToolJson, toolJson } from './tool-json.js';
 export { webSearchSettings, webSearchSettingsFromEnv } from './tool-settings.js';

@@ -12,11 +12,11 @@ import {
   prepareTurnHistory,
   SessionHistoryCache,
   type SessionStore,
-  SqliteSessionStore,
   type TokenCounter,
 } from '../sessions/index.js';
 import type { JarvisConfig } from './config/index.js';
 import type { HistoryPreparer } from './session-turn.js';
+import { openConfiguredSessionStore } from './storage-backends.js';
 import type { PreparedRun } from './system-run.js';
 
 /** The context window assumed when neither the config nor the engine tells it: small, so history fits anywhere. */
@@ -24,7 +24,7 @@ export const DEFAULT_CONTEXT_TOKENS = 8192;
 
 /** The sessions store the config names (SQLite in the home folder by default). */
 export function openSessionStore(config: JarvisConfig): SessionStore {
-  return new SqliteSessionStore({ dbPath: config.sessions.dbPath });
+  return openConfiguredSessionStore(config);
 }
 
 /** How a system fits each session turn's history, and learns from what the engine reports afterwards. */

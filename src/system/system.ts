@@ -28,7 +28,12 @@ import {
   type IndexTarget,
   indexPath,
 } from '../memory/index.js';
-import { type RunTaskRequest, SchedulerStore, TaskScheduler } from '../scheduler/index.js';
+import {
+  type RunTaskRequest,
+  type SchedulerStore,
+  type SchedulerStoreBackend,
+  TaskScheduler,
+} from '../scheduler/index.js';
 import { isSessionId, type SessionInfo, type SessionStore } from '../sessions/index.js';
 import {
   InstrumentedEngine,
@@ -52,10 +57,12 @@ import {
   type SessionTurnDeps,
   streamSessionTurn,
 } from './session-turn.js';
+import { openConfiguredSchedulerStore, openPostgresMemory } from './storage-backends.js';
 import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
 import { chooseModel, engineSelectionOf, type ResolvedEngine } from './system-engine.js';
 import { createRegisteredMemory } from './system-memory.js';
 import {
+  agentRunOptions,
   buildRunContext,
   chooseAgentName,
   duplicateToolName,
@@ -132,7 +139,7 @@ export class JarvisSystem {
   #engine: Promise<ResolvedEngine> | undefined;
   #memory: MemoryBackend | undefined;
   #scheduler: TaskScheduler | undefined;
-  #schedulerStore: SchedulerStore | undefined;
+  #schedulerStore: SchedulerStore | SchedulerStoreBackend | undefined;
   #telemetry: TelemetryStore | undefined;
   #tracing: Promise<RunTracing> | undefined;
   #sessions: SessionStore | undefined;
@@ -279,16 +286,24 @@ export class JarvisSystem {
   /** The memory backend (opened, and its database created, on first use). */
   memory(): MemoryBackend {
     this.#requireOpen();
-    this.#memory ??= createRegisteredMemory(this.config.memory.backend, this.registries.memory, {
-      dbPath: this.config.memory.dbPath,
-      bus: this.bus,
-    });
+    this.#memory ??= this.#usesPostgresMemory()
+      ? openPostgresMemory(this.config, this.bus)
+      : createRegisteredMemory(this.config.memory.backend, this.registries.memory, {
+          dbPath: this.config.memory.dbPath,
+          bus: this.bus,
+        });
     return this.#memory;
+  }
+
+  /** `[storage] backend = "postgres"` moves the built-in SQLite memory there; other backends stay as they are. */
+  #usesPostgresMemory(): boolean {
+    return this.config.storage.backend === 'postgres' && this.config.memory.backend === 'sqlite';
   }
 
   /** The memory when it is open or its database exists; asking a question never creates one. */
   memoryIfPresent(): MemoryBackend | undefined {
     if (this.#memory !== undefined) return this.#memory;
+    if (this.#usesPostgresMemory()) return this.memory();
     const path = this.config.memory.dbPath;
     return path !== ':memory:' && existsSync(path) ? this.memory() : undefined;
   }
@@ -316,7 +331,7 @@ export class JarvisSystem {
   scheduler(): TaskScheduler {
     this.#requireOpen();
     if (this.#scheduler !== undefined) return this.#scheduler;
-    this.#schedulerStore = new SchedulerStore({ dbPath: this.config.scheduler.dbPath });
+    this.#schedulerStore = openConfiguredSchedulerStore(this.config);
     this.#scheduler = new TaskScheduler({
       store: this.#schedulerStore,
       runTask: (request) => this.runTask(request),
@@ -493,7 +508,7 @@ export class JarvisSystem {
   /** Runs one question to its answer. */
   async run(query: string, request: RunRequest = {}): Promise<SystemRunResult> {
     const prepared = await this.prepare(query, request);
-    const result = await prepared.agent.run(query, prepared.context, signalOption(request));
+    const result = await prepared.agent.run(query, prepared.context, agentRunOptions(request));
     return {
       result,
       agentName: prepared.agentName,
@@ -506,10 +521,10 @@ export class JarvisSystem {
   async *stream(query: string, request: RunRequest = {}): AsyncGenerator<AgentStreamEvent> {
     const prepared = await this.prepare(query, request);
     if (prepared.agent.stream !== undefined) {
-      yield* prepared.agent.stream(query, prepared.context, signalOption(request));
+      yield* prepared.agent.stream(query, prepared.context, agentRunOptions(request));
       return;
     }
-    const result = await prepared.agent.run(query, prepared.context, signalOption(request));
+    const result = await prepared.agent.run(query, prepared.context, agentRunOptions(request));
     yield { type: 'result', result };
   }
 
@@ -566,10 +581,6 @@ function isIndexTarget(memory: MemoryBackend): memory is MemoryBackend & IndexTa
   return (
     typeof candidate.replaceSource === 'function' && typeof candidate.sourceMetadata === 'function'
   );
-}
-
-function signalOption(request: RunRequest): { signal?: AbortSignal } {
-  return request.signal === undefined ? {} : { signal: request.signal };
 }
 
 /** Builds the system from a config; nothing is opened until it is used. */

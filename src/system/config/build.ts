@@ -49,6 +49,7 @@ export function buildConfig(file: ConfigFile, where: ConfigWhere) {
       /** Tokens kept free for each answer when fitting history (`answer_tokens`, default 1024). */
       answerTokens: file.sessions?.answer_tokens ?? 1024,
     },
+    storage: storageConfig(file),
     telemetry: {
       /** Record inference and tool statistics (default true). */
       enabled: file.telemetry?.enabled ?? true,
@@ -213,6 +214,21 @@ function schedulerConfig(file: ConfigFile, where: PathContext) {
     minIntervalMs: Math.max(1, milliseconds(scheduler?.min_interval_seconds ?? 1)),
     /** Runs of one task per minute beyond which occurrences are skipped (default 60). */
     maxRunsPerTaskPerMinute: scheduler?.max_runs_per_task_per_minute ?? 60,
+  };
+}
+
+/** `[storage]`: where sessions, memory, the scheduler and telemetry keep their data. */
+function storageConfig(file: ConfigFile) {
+  const storage = file.storage;
+  return {
+    /** `sqlite` (default: a file per store in the home folder) or `postgres` (one shared database). */
+    backend: storage?.backend ?? 'sqlite',
+    /** The PostgreSQL URL (`url`; env `OPENJARVIS_DATABASE_URL`, which wins). A secret: never shown. */
+    url: storage?.url,
+    /** Connections per process (`pool_size`, default 10). */
+    poolSize: storage?.pool_size ?? 10,
+    /** How long opening one connection may take (`connect_timeout_ms`, default 10000). */
+    connectTimeoutMs: storage?.connect_timeout_ms ?? 10_000,
   };
 }
 

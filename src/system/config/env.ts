@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { engineKey, isBuiltinEngine } from './file-schema.js';
+import { databaseUrl, engineKey, isBuiltinEngine } from './file-schema.js';
 import type { ConfigWarning } from './problems.js';
-import type { EngineConfig } from './schema.js';
+import type { EngineConfig, StorageConfig } from './schema.js';
 import { ollamaHost, text, url } from './values.js';
 import { notBuiltinMessage } from './warnings.js';
 
@@ -15,6 +15,7 @@ export const environmentSchema = z.object({
   OLLAMA_HOST: z.optional(ollamaHost),
   OPENAI_BASE_URL: z.optional(url),
   OPENAI_API_KEY: z.optional(text()),
+  OPENJARVIS_DATABASE_URL: z.optional(databaseUrl),
 });
 
 /** The checked overrides of `environmentSchema`. */
@@ -37,6 +38,14 @@ export function applyEngineEnvironment(engine: EngineConfig, env: EngineEnvironm
     },
     apiKey: env.OPENAI_API_KEY ?? engine.apiKey,
   };
+}
+
+/** Applies `OPENJARVIS_DATABASE_URL` over `[storage] url` (the backend stays as the file chose it). */
+export function applyStorageEnvironment(
+  storage: StorageConfig,
+  env: EngineEnvironment,
+): StorageConfig {
+  return { ...storage, url: env.OPENJARVIS_DATABASE_URL ?? storage.url };
 }
 
 /** The warning of an `OPENJARVIS_ENGINE` that names an engine that is not built in. */

@@ -5,6 +5,7 @@ import { mcpSection } from './mcp-schema.js';
 import {
   choice,
   ENGINE_KEY_PATTERN,
+  expecting,
   flag,
   host,
   isTable,
@@ -199,6 +200,48 @@ const sessionsSection = table({
   answer_tokens: z.optional(wholeNumber({ min: 16 })),
 });
 
+/** The `[storage] backend` values: where the durable stores keep their data. */
+export const STORAGE_BACKENDS = ['sqlite', 'postgres'] as const;
+
+const DATABASE_URL_EXPECTED =
+  'a PostgreSQL URL such as "postgres://user:password@host:5432/database"';
+
+/** True for a `postgres://` or `postgresql://` URL that names a host (or a `host=` socket folder). */
+function isDatabaseUrl(value: string): boolean {
+  try {
+    const parsed = new URL(value);
+    const scheme = parsed.protocol === 'postgres:' || parsed.protocol === 'postgresql:';
+    return scheme && (parsed.hostname !== '' || parsed.searchParams.has('host'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A PostgreSQL URL (`[storage] url`, `OPENJARVIS_DATABASE_URL`), trimmed; blank counts as not set. It holds a
+ * password, so a wrong value is never echoed.
+ */
+export const databaseUrl = z.pipe(
+  z.string(expecting(DATABASE_URL_EXPECTED)),
+  z.transform((value, context) => {
+    const trimmed = value.trim();
+    if (trimmed === '' || isDatabaseUrl(trimmed)) return trimmed === '' ? undefined : trimmed;
+    context.issues.push({
+      code: 'custom',
+      input: '(not shown: it may hold a password)',
+      message: `expected ${DATABASE_URL_EXPECTED}, got a value that is not one (not shown: it may hold a password)`,
+    });
+    return z.NEVER;
+  }),
+);
+
+const storageSection = table({
+  backend: z.optional(choice(STORAGE_BACKENDS)),
+  url: z.optional(databaseUrl),
+  pool_size: z.optional(wholeNumber({ min: 1, max: 1000 })),
+  connect_timeout_ms: z.optional(wholeNumber({ min: 1 })),
+});
+
 /** An HTTP header name (RFC 9110 token). */
 const OTLP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -227,6 +270,7 @@ export const fileSchema = z
     tools: z.optional(toolsSection),
     scheduler: z.optional(schedulerSection),
     sessions: z.optional(sessionsSection),
+    storage: z.optional(storageSection),
     telemetry: z.optional(telemetrySection),
     mcp: z.optional(mcpSection),
     security: ignored(),

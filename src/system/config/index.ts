@@ -20,6 +20,7 @@ export type {
   McpServerConfig,
   MemoryConfig,
   SchedulerConfig,
+  StorageConfig,
   TelemetryConfig,
   ToolsConfig,
 } from './schema.js';

@@ -97,6 +97,7 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
       maxRunsPerTaskPerMinute: 60,
     },
     sessions: { dbPath: join(home, 'sessions.db'), contextTokens: undefined, answerTokens: 1024 },
+    storage: { backend: 'sqlite', url: undefined, poolSize: 10, connectTimeoutMs: 10_000 },
     telemetry: {
       enabled: true,
       dbPath: join(home, 'telemetry.db'),
@@ -181,6 +182,12 @@ max_runs_per_task_per_minute = 300
 db_path = "talk/s.db"
 context_tokens = 4096
 answer_tokens = 512
+
+[storage]
+backend = "postgres"
+url = "postgres://jarvis@127.0.0.1:5432/jarvis"
+pool_size = 4
+connect_timeout_ms = 2500
 
 [telemetry]
 enabled = false
@@ -271,6 +278,12 @@ describe('configFromToml', () => {
         maxRunsPerTaskPerMinute: 300,
       },
       sessions: { dbPath: join(HOME, 'talk/s.db'), contextTokens: 4096, answerTokens: 512 },
+      storage: {
+        backend: 'postgres',
+        url: 'postgres://jarvis@127.0.0.1:5432/jarvis',
+        poolSize: 4,
+        connectTimeoutMs: 2500,
+      },
       telemetry: {
         enabled: false,
         dbPath: '/var/lib/jarvis/t.db',
@@ -702,7 +715,7 @@ a = 1
     });
     expect(warnings[0]?.message).toMatch(/^unknown key 'colour' at the top level; known keys: /);
     expect(warnings[4]?.message).toContain(
-      'agent, engine, imports, intelligence, mcp, memory, scheduler, sessions, telemetry, tools',
+      'agent, engine, imports, intelligence, mcp, memory, scheduler, sessions, storage, telemetry, tools',
     );
   });
 

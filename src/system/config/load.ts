@@ -5,6 +5,7 @@ import { createRedactor, describeError, JarvisError, type Redactor } from '../..
 import type { ConfigWhere } from './build.js';
 import {
   applyEngineEnvironment,
+  applyStorageEnvironment,
   type Environment,
   environmentSchema,
   environmentWarnings,
@@ -143,6 +144,7 @@ function buildConfig(
   const config: JarvisConfig = {
     ...parsed.data,
     engine: applyEngineEnvironment(parsed.data.engine, env.data),
+    storage: applyStorageEnvironment(parsed.data.storage, env.data),
   };
   const warnings = [
     ...configWarnings(table, source.file, lineOf),

@@ -56,6 +56,9 @@ export type SchedulerConfig = JarvisConfig['scheduler'];
 /** `[sessions]`. */
 export type SessionsConfig = JarvisConfig['sessions'];
 
+/** `[storage]`. */
+export type StorageConfig = JarvisConfig['storage'];
+
 /** `[telemetry]`. */
 export type TelemetryConfig = JarvisConfig['telemetry'];
 

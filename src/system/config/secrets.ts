@@ -147,9 +147,8 @@ function mcpServerSecrets(server: McpServerConfig): string[] {
 /** The secrets of the environment: the known key variables, every variable whose name looks secret, URL passwords. */
 export function environmentSecrets(env: Environment): readonly string[] {
   const named = SECRET_VARIABLES.map((variable) => env[variable]);
-  const urls = ['OPENAI_BASE_URL', 'OLLAMA_HOST', 'SEARXNG_URL'].flatMap((variable) =>
-    urlSecrets(env[variable]),
-  );
+  const variables = ['OPENAI_BASE_URL', 'OLLAMA_HOST', 'SEARXNG_URL', 'OPENJARVIS_DATABASE_URL'];
+  const urls = variables.flatMap((variable) => urlSecrets(env[variable]));
   return unique([...named, ...secretNamedValues(env), ...urls]);
 }
 
@@ -159,7 +158,11 @@ export function environmentSecrets(env: Environment): readonly string[] {
  * secret-named MCP env values and arguments, and passwords in configured URLs.
  */
 export function configSecrets(config: JarvisConfig, env: Environment = {}): readonly string[] {
-  const urls = [...Object.values(config.engine.hosts), config.tools.webSearchBaseUrl];
+  const urls = [
+    ...Object.values(config.engine.hosts),
+    config.tools.webSearchBaseUrl,
+    config.storage.url,
+  ];
   return unique([
     config.engine.apiKey,
     ...config.mcp.servers.flatMap(mcpServerSecrets),
@@ -172,18 +175,31 @@ export function configSecrets(config: JarvisConfig, env: Environment = {}): read
 const ASSIGNMENT =
   /(["']?)([A-Za-z0-9_.-]+)\1[ \t]*[=:][ \t]*("[^"\n\r\0]*"?|'[^'\n\r\0]*'?|[^\s,}#\0]+)/g;
 
+/** The password of a URL written anywhere (`postgres://user:password@host`). */
+const URL_PASSWORD = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@"']+:([^\s@"']+)@/g;
+
 /** The body lines of PEM private key blocks. */
 const PRIVATE_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----([\s\S]*?)(?:-----END|$)/g;
 
 /**
  * The secrets written in raw text that may not parse (a TOML file with a syntax error, an environment dump):
- * values assigned to secret-named keys, quoted or not, closed or not, and the lines of private key blocks.
+ * values assigned to secret-named keys, quoted or not, closed or not, URL passwords, and the lines of private
+ * key blocks.
  */
 export function secretsInText(text: string): readonly string[] {
   const secrets: string[] = [];
   for (const match of text.matchAll(ASSIGNMENT)) {
     const [, , name = '', raw = ''] = match;
     if (looksSecretName(name)) secrets.push(...withCredential(raw.replace(/^["']|["']$/g, '')));
+  }
+  for (const match of text.matchAll(URL_PASSWORD)) {
+    const password = match[1] ?? '';
+    secrets.push(password);
+    try {
+      secrets.push(decodeURIComponent(password));
+    } catch {
+      // Not percent-encoded text: the raw form is enough.
+    }
   }
   for (const block of text.matchAll(PRIVATE_KEY_BLOCK)) {
     secrets.push(...(block[1] ?? '').split(/\s+/));

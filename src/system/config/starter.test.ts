@@ -99,7 +99,8 @@ describe('STARTER_CONFIG', () => {
   it('documents every key of the schema', () => {
     const documented = documentedKeys(STARTER_CONFIG);
     const indented = /^#\s+(url|headers) = /gm;
-    expect([...STARTER_CONFIG.matchAll(indented)]).toHaveLength(2);
+    // [storage] url, and [[mcp.servers]] url and headers.
+    expect([...STARTER_CONFIG.matchAll(indented)]).toHaveLength(3);
     expect(DOCUMENTED_KEYS).toContain('[engine.openai] api_key');
     expect(DOCUMENTED_KEYS).toContain('[[mcp.servers]] headers');
     expect(DOCUMENTED_KEYS).not.toContain('[agent] default_tools');

@@ -133,6 +133,17 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # Tokens kept free for each answer when fitting the history.
 # answer_tokens = 1024
 
+[storage]
+# Where sessions, memory and the scheduler keep their data: "sqlite" (a file per store in the
+# home folder) or "postgres" (one database several machines share).
+# backend = "sqlite"
+# The PostgreSQL database when backend = "postgres" (env OPENJARVIS_DATABASE_URL wins); it holds a password,
+# so OpenJarvis never shows it.
+# url = "postgres://user:password@127.0.0.1:5432/openjarvis"
+# Connections per process, and how long opening one may take.
+# pool_size = 10
+# connect_timeout_ms = 10000
+
 [telemetry]
 # Record inference and tool statistics (\`jarvis telemetry stats\`).
 # enabled = true

@@ -1,0 +1,329 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Clock,
+  databaseIncompatibleError,
+  describeError,
+  type EventBus,
+  isPlainObject,
+  JarvisError,
+  type MemoryBackend,
+  type MemoryResult,
+  type RetrieveOptions,
+  type StoreOptions,
+  systemClock,
+} from '../core/index.js';
+import {
+  migrate,
+  type PostgresDatabase,
+  type PostgresQueryable,
+  StorageError,
+} from '../storage/index.js';
+import { queryTerms } from './fts-query.js';
+import { MEMORY_MIGRATIONS, tsqueryOf } from './postgres-memory-schema.js';
+import {
+  DEFAULT_TOP_K,
+  MAX_TOP_K,
+  type MemoryDocumentInput,
+  type SourceDocumentInput,
+} from './sqlite-memory.js';
+
+/** Options of `PostgresMemory.open`. */
+export interface PostgresMemoryOptions {
+  /** An open handle (`openPostgres`); several stores may share one. */
+  readonly database: PostgresDatabase;
+  /** Close the handle when the memory closes (default false). */
+  readonly closeDatabase?: boolean | undefined;
+  /** Bus that `memory_store` and `memory_retrieve` events are published on; none by default. */
+  readonly bus?: EventBus | undefined;
+  readonly clock?: Clock | undefined;
+  /** Makes document ids; 32 lower-case hex characters by default. */
+  readonly generateId?: (() => string) | undefined;
+}
+
+interface PreparedDocument {
+  readonly content: string;
+  readonly source: string;
+  readonly metadataJson: string;
+}
+
+interface DocumentRow {
+  readonly id: string;
+  readonly content: string;
+  readonly escaped: boolean;
+  readonly source: string;
+  readonly metadata: string;
+  readonly score: number;
+}
+
+/**
+ * A memory backend in PostgreSQL: documents with a `tsvector` column (English stemming) under a GIN index,
+ * ranked by `ts_rank_cd` (higher is better), searched with the same plain-text query language and returning
+ * the same result shape as `SQLiteMemory`; writes are transactional and events go to the bus it was given.
+ */
+export class PostgresMemory implements MemoryBackend {
+  readonly backendId = 'postgres';
+  /** The database URL without its password. */
+  readonly location: string;
+  readonly #db: PostgresDatabase;
+  readonly #closeDatabase: boolean;
+  readonly #bus: EventBus | undefined;
+  readonly #clock: Clock;
+  readonly #generateId: () => string;
+  #closed = false;
+
+  private constructor(options: PostgresMemoryOptions) {
+    this.location = options.database.location;
+    this.#db = options.database;
+    this.#closeDatabase = options.closeDatabase ?? false;
+    this.#bus = options.bus;
+    this.#clock = options.clock ?? systemClock;
+    this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', ''));
+  }
+
+  /** Brings the memory tables up to date (refusing newer ones) and returns the backend. */
+  static async open(options: PostgresMemoryOptions): Promise<PostgresMemory> {
+    try {
+      await migrate(options.database, MEMORY_MIGRATIONS);
+    } catch (error) {
+      if (StorageError.is(error, 'storage_schema_incompatible')) {
+        throw databaseIncompatibleError('memory', options.database.location, error.message);
+      }
+      throw error;
+    }
+    return new PostgresMemory(options);
+  }
+
+  /** Stores one document and returns its id. */
+  async store(content: string, options: StoreOptions = {}): Promise<string> {
+    if (!isPlainObject(options))
+      throw invalid('store options must be an object { source?, metadata? }');
+    const [id] = await this.storeMany([{ ...options, content }]);
+    return id ?? '';
+  }
+
+  /** Stores several documents in one transaction (all or none) and returns their ids in order. */
+  async storeMany(documents: readonly MemoryDocumentInput[]): Promise<readonly string[]> {
+    return this.#write(undefined, documents);
+  }
+
+  /** Replaces everything stored with `source` by `documents` in one transaction and returns the new ids. */
+  async replaceSource(
+    source: string,
+    documents: readonly SourceDocumentInput[],
+  ): Promise<readonly string[]> {
+    requireString('source', source);
+    requireArray(documents);
+    return this.#write(
+      source,
+      documents.map((document) => ({ ...document, source })),
+    );
+  }
+
+  /** The metadata of every document stored with `source`, in the order they were stored. */
+  async sourceMetadata(source: string): Promise<readonly Readonly<Record<string, unknown>>[]> {
+    requireString('source', source);
+    const rows = await this.#guard('read documents', () =>
+      this.#db.query<{ metadata: string }>(
+        'SELECT metadata FROM jarvis_memory_documents WHERE source = $1 ORDER BY row_id',
+        [source],
+      ),
+    );
+    return rows.map((row) => parseMetadata(row.metadata));
+  }
+
+  /** The documents that best match a plain-text query (never query syntax), best first. */
+  async retrieve(query: string, options: RetrieveOptions = {}): Promise<readonly MemoryResult[]> {
+    options.signal?.throwIfAborted();
+    requireString('query', query);
+    const topK = resolveTopK(options.topK);
+    this.#checkOpen();
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const rows = await this.#guard('search the memory', () =>
+      this.#db.query<DocumentRow>(
+        `SELECT id, content, escaped, source, metadata, ts_rank_cd(tsv, q)::float8 AS score
+         FROM jarvis_memory_documents, to_tsquery('english', $1) AS q
+         WHERE tsv @@ q ORDER BY score DESC, row_id LIMIT $2`,
+        [tsqueryOf(terms), topK],
+      ),
+    );
+    const results = rows.map(toResult);
+    this.#bus?.publish('memory_retrieve', {
+      backend: this.backendId,
+      query,
+      numResults: results.length,
+    });
+    return results;
+  }
+
+  /** Removes one document; returns whether it existed. */
+  async delete(id: string): Promise<boolean> {
+    requireString('id', id);
+    const rows = await this.#guard('delete a document', () =>
+      this.#db.query('DELETE FROM jarvis_memory_documents WHERE id = $1 RETURNING id', [id]),
+    );
+    return rows.length > 0;
+  }
+
+  /** Removes every document. */
+  async clear(): Promise<void> {
+    await this.#guard('clear the memory', () =>
+      this.#db.query('DELETE FROM jarvis_memory_documents'),
+    );
+  }
+
+  /** Number of stored documents. */
+  async count(): Promise<number> {
+    const rows = await this.#guard('count documents', () =>
+      this.#db.query<{ n: number }>('SELECT count(*)::int AS n FROM jarvis_memory_documents'),
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Releases the backend (and the handle when it owns it); calling it again does nothing. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#closeDatabase) await this.#db.close();
+  }
+
+  async #write(
+    replacedSource: string | undefined,
+    documents: readonly MemoryDocumentInput[],
+  ): Promise<readonly string[]> {
+    requireArray(documents);
+    const prepared = documents.map(prepareDocument);
+    const ids = prepared.map(() => this.#newId());
+    const nowMs = Math.floor(this.#clock.nowMs());
+    await this.#guard('store documents', () =>
+      this.#db.transaction(async (tx) => {
+        if (replacedSource !== undefined) {
+          await tx.query('DELETE FROM jarvis_memory_documents WHERE source = $1', [replacedSource]);
+        }
+        for (const [index, document] of prepared.entries()) {
+          await insert(tx, ids[index] ?? '', document, nowMs);
+        }
+      }),
+    );
+    ids.forEach((docId, index) => {
+      const source = prepared[index]?.source ?? '';
+      this.#bus?.publish('memory_store', { backend: this.backendId, docId, source });
+    });
+    return ids;
+  }
+
+  #newId(): string {
+    const id = this.#generateId();
+    if (typeof id !== 'string' || id === '')
+      throw invalid('generateId must return a non-empty string');
+    return id;
+  }
+
+  /** Runs a database step; failures become a `JarvisError` naming the database (never swallowed). */
+  async #guard<T>(action: string, step: () => Promise<T>): Promise<T> {
+    this.#checkOpen();
+    try {
+      return await step();
+    } catch (error) {
+      if (JarvisError.isInstance(error) && !(error instanceof StorageError)) throw error;
+      throw new JarvisError({
+        code: 'memory_query_failed',
+        message: `could not ${action} in the memory database ${this.location}: ${describeError(error)}`,
+        cause: error,
+      });
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) {
+      throw new JarvisError({
+        code: 'memory_closed',
+        message: `the memory at ${this.location} is closed; open a new PostgresMemory`,
+      });
+    }
+  }
+}
+
+/** PostgreSQL text cannot hold NUL: such content is stored JSON-encoded (and flagged), and searched without it. */
+async function insert(
+  tx: PostgresQueryable,
+  id: string,
+  document: PreparedDocument,
+  nowMs: number,
+): Promise<void> {
+  const escaped = document.content.includes('\u0000');
+  const stored = escaped ? JSON.stringify(document.content) : document.content;
+  const searchText = escaped ? document.content.replaceAll('\u0000', ' ') : document.content;
+  await tx.query(
+    `INSERT INTO jarvis_memory_documents (id, content, escaped, source, metadata, created_at_ms, tsv)
+     VALUES ($1, $2, $3, $4, $5, $6, to_tsvector('english', $7))`,
+    [
+      id,
+      stored,
+      escaped,
+      document.source.replaceAll('\u0000', ''),
+      document.metadataJson,
+      nowMs,
+      searchText,
+    ],
+  );
+}
+
+function toResult(row: DocumentRow): MemoryResult {
+  return {
+    id: row.id,
+    content: row.escaped ? (JSON.parse(row.content) as string) : row.content,
+    score: Number(row.score),
+    source: row.source,
+    metadata: parseMetadata(row.metadata),
+  };
+}
+
+function prepareDocument(document: MemoryDocumentInput, index: number): PreparedDocument {
+  if (!isPlainObject(document)) throw invalid(`document ${index} must be an object with content`);
+  const { content, source = '', metadata = {} } = document;
+  if (typeof content !== 'string') throw invalid(`document ${index}: content must be a string`);
+  if (typeof source !== 'string') throw invalid(`document ${index}: source must be a string`);
+  if (!isPlainObject(metadata)) throw invalid(`document ${index}: metadata must be a plain object`);
+  let metadataJson: string;
+  try {
+    // JSON escapes NUL as \u0000 text, which PostgreSQL text holds.
+    metadataJson = JSON.stringify(metadata);
+  } catch (cause) {
+    throw invalid(
+      `document ${index}: metadata must be JSON-serialisable (${describeError(cause)})`,
+    );
+  }
+  return { content, source, metadataJson };
+}
+
+function parseMetadata(text: string): Readonly<Record<string, unknown>> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function resolveTopK(topK: number | undefined): number {
+  if (topK === undefined) return DEFAULT_TOP_K;
+  if (!Number.isSafeInteger(topK) || topK < 1) {
+    throw invalid(`topK must be a whole number of at least 1 (got ${String(topK)})`);
+  }
+  return Math.min(topK, MAX_TOP_K);
+}
+
+function requireArray(documents: unknown): void {
+  if (!Array.isArray(documents)) {
+    throw invalid('documents must be an array of { content, source?, metadata? } objects');
+  }
+}
+
+function requireString(name: string, value: unknown): void {
+  if (typeof value !== 'string') throw invalid(`${name} must be a string (got ${typeof value})`);
+}
+
+function invalid(message: string): JarvisError {
+  return new JarvisError({ code: 'invalid_argument', message });
+}

@@ -1,0 +1,165 @@
+import { type EventBus, JarvisError, type MemoryBackend } from '../core/index.js';
+import { PostgresMemory } from '../memory/index.js';
+import {
+  PostgresSchedulerStore,
+  SchedulerStore,
+  type SchedulerStoreBackend,
+} from '../scheduler/index.js';
+import { PostgresSessionStore, type SessionStore, SqliteSessionStore } from '../sessions/index.js';
+import { type OpenPostgresOptions, openPostgres, redactDatabaseUrl } from '../storage/index.js';
+import type { JarvisConfig } from './config/index.js';
+
+/** Options of the backend openers. */
+export interface StorageBackendOptions {
+  /** Told about lost PostgreSQL connections and retries (never with the password). */
+  readonly onProblem?: ((message: string) => void) | undefined;
+}
+
+/**
+ * The `openPostgres` options `[storage]` gives; `backend = "postgres"` without a url (nor
+ * `OPENJARVIS_DATABASE_URL`) is a `config_invalid` error saying where to set one.
+ */
+export function postgresOptions(
+  config: JarvisConfig,
+  options: StorageBackendOptions = {},
+): OpenPostgresOptions {
+  const { url, poolSize, connectTimeoutMs } = config.storage;
+  if (url === undefined) {
+    throw new JarvisError({
+      code: 'config_invalid',
+      message:
+        '[storage] backend = "postgres" needs a database: set `url` under [storage] (postgres://user:password@host:5432/database) or the OPENJARVIS_DATABASE_URL environment variable',
+    });
+  }
+  return { url, poolSize, connectTimeoutMs, onProblem: options.onProblem };
+}
+
+/** The sessions store `[storage]` picks: SQLite at `[sessions] db_path` (default) or the PostgreSQL database. */
+export function openConfiguredSessionStore(
+  config: JarvisConfig,
+  options: StorageBackendOptions = {},
+): SessionStore {
+  if (config.storage.backend !== 'postgres') {
+    return new SqliteSessionStore({ dbPath: config.sessions.dbPath });
+  }
+  const connection = postgresOptions(config, options);
+  return deferredSessionStore(redactDatabaseUrl(connection.url), async () =>
+    PostgresSessionStore.open({ database: await openPostgres(connection), closeDatabase: true }),
+  );
+}
+
+/**
+ * The scheduler store `[storage]` picks: SQLite at `[scheduler] db_path` (default) or the PostgreSQL database,
+ * connected and migrated on first use (a failed connection is tried again by the next call).
+ */
+export function openConfiguredSchedulerStore(
+  config: JarvisConfig,
+  options: StorageBackendOptions = {},
+): SchedulerStore | SchedulerStoreBackend {
+  if (config.storage.backend !== 'postgres')
+    return new SchedulerStore({ dbPath: config.scheduler.dbPath });
+  const connection = postgresOptions(config, options);
+  return new PostgresSchedulerStore({ database: () => openPostgres(connection) });
+}
+
+/**
+ * A `SessionStore` whose real store is opened (connection, migrations) on the first call, so callers that
+ * get a store synchronously can use a networked one; a failed open is retried on the next call.
+ */
+export function deferredSessionStore(
+  location: string,
+  open: () => Promise<SessionStore>,
+): SessionStore {
+  let opening: Promise<SessionStore> | undefined;
+  let closed = false;
+  const store = (): Promise<SessionStore> => {
+    if (closed) {
+      return Promise.reject(
+        new JarvisError({
+          code: 'sessions_store_closed',
+          message: `the sessions store ${location} is closed`,
+        }),
+      );
+    }
+    opening ??= open().catch((error: unknown) => {
+      opening = undefined;
+      throw error;
+    });
+    return opening;
+  };
+  return {
+    location,
+    create: async (options) => (await store()).create(options),
+    find: async (idOrName) => (await store()).find(idOrName),
+    latest: async () => (await store()).latest(),
+    list: async (options) => (await store()).list(options),
+    rename: async (id, name) => (await store()).rename(id, name),
+    remove: async (id) => (await store()).remove(id),
+    appendTurn: async (id, turn) => (await store()).appendTurn(id, turn),
+    turns: async (id, options) => (await store()).turns(id, options),
+    setSummary: async (id, summary) => (await store()).setSummary(id, summary),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const opened = await opening?.catch(() => undefined);
+      await opened?.close();
+    },
+  };
+}
+
+/** The memory operations `memory index` uses besides the core ones (both full-text backends have them). */
+type IndexableMemory = Pick<
+  PostgresMemory,
+  keyof MemoryBackend | 'storeMany' | 'replaceSource' | 'sourceMetadata'
+>;
+
+/**
+ * The PostgreSQL memory `[storage] backend = "postgres"` gives (system uses it where `[memory] backend` is the
+ * default `sqlite`): opened on first use, like the sessions store.
+ */
+export function openPostgresMemory(
+  config: JarvisConfig,
+  bus: EventBus,
+  options: StorageBackendOptions = {},
+): IndexableMemory {
+  const connection = postgresOptions(config, options);
+  let opening: Promise<PostgresMemory> | undefined;
+  let closed = false;
+  const memory = (): Promise<PostgresMemory> => {
+    if (closed) {
+      return Promise.reject(
+        new JarvisError({
+          code: 'memory_closed',
+          message: `the memory at ${redactDatabaseUrl(connection.url)} is closed`,
+        }),
+      );
+    }
+    opening ??= (async () =>
+      PostgresMemory.open({
+        database: await openPostgres(connection),
+        closeDatabase: true,
+        bus,
+      }))().catch((error: unknown) => {
+      opening = undefined;
+      throw error;
+    });
+    return opening;
+  };
+  return {
+    backendId: 'postgres',
+    store: async (content, storeOptions) => (await memory()).store(content, storeOptions),
+    storeMany: async (documents) => (await memory()).storeMany(documents),
+    replaceSource: async (source, documents) => (await memory()).replaceSource(source, documents),
+    sourceMetadata: async (source) => (await memory()).sourceMetadata(source),
+    retrieve: async (query, retrieveOptions) => (await memory()).retrieve(query, retrieveOptions),
+    delete: async (id) => (await memory()).delete(id),
+    clear: async () => (await memory()).clear(),
+    count: async () => (await memory()).count(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      const opened = await opening?.catch(() => undefined);
+      await opened?.close();
+    },
+  };
+}
