@@ -5,7 +5,7 @@ import {
   relativeRelevance,
   safeForTerminal,
 } from '../core/index.js';
-import type { JarvisSystem } from '../system/index.js';
+import { type JarvisSystem, memoryResultJson } from '../system/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import type { MemoryFlags } from './command-flags.js';
@@ -53,18 +53,10 @@ export function runMemorySearch(query: string, flags: MemoryFlags, io: CliIo): P
 
 /**
  * One search result as JSON (`metadata` keeps the keys it was stored with, snake_case): `score` is the raw BM25
- * value, `relevance` the score relative to the best result of the search (1 for the best).
+ * value, `relevance` the score relative to the best result of the search (1 for the best). The same objects
+ * as the server's /api/memory.
  */
-export function resultJson(result: MemoryResult, best: number): Record<string, unknown> {
-  return {
-    id: result.id,
-    score: result.score,
-    relevance: Number(relativeRelevance(result.score, best).toFixed(4)),
-    source: result.source,
-    content: result.content,
-    metadata: result.metadata,
-  };
-}
+export const resultJson = memoryResultJson;
 
 /**
  * `1. 100%  /docs/a.md` and an indented one-line excerpt per result: the relevance relative to the best

@@ -1,4 +1,4 @@
-import type { JarvisSystem, ToolCatalogEntry } from '../system/index.js';
+import { type JarvisSystem, type ToolCatalogEntry, toolJson } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticText, listText } from './cli-output.js';
 import type { ListFlags } from './command-flags.js';
@@ -30,19 +30,9 @@ async function mcpCatalog(system: JarvisSystem, io: CliIo): Promise<readonly Too
   return entries;
 }
 
-/** The catalog as JSON with snake_case keys. */
+/** The catalog as JSON with snake_case keys (the same objects as the server's /api/tools). */
 export function toolsJson(catalog: readonly ToolCatalogEntry[]): string {
-  const tools = catalog.map((tool) => ({
-    name: tool.name,
-    category: tool.category,
-    description: tool.description,
-    requires_confirmation: tool.requiresConfirmation,
-    cost_estimate: tool.costEstimate,
-    latency_estimate: tool.latencyEstimate,
-    parameters: tool.parameters,
-    ...(tool.problem === undefined ? {} : { problem: tool.problem }),
-  }));
-  return `${JSON.stringify(tools, null, 2)}\n`;
+  return `${JSON.stringify(catalog.map(toolJson), null, 2)}\n`;
 }
 
 /**

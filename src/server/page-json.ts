@@ -1,6 +1,4 @@
-import type { MemoryResult } from '../core/index.js';
-import { relativeRelevance } from '../core/index.js';
-import type { AgentCatalogEntry, ToolCatalogEntry } from '../system/index.js';
+import type { AgentCatalogEntry } from '../system/index.js';
 
 /** Longest text (message, tool result, prompt, memory chunk) an `/api` answer holds; longer ones are cut. */
 export const MAX_API_TEXT_CHARS = 4000;
@@ -25,32 +23,6 @@ export function safeJson(
     return out;
   }
   return value;
-}
-
-/** A memory search result (as `jarvis memory search --json`): `relevance` is relative to the best result. */
-export function memoryResultJson(result: MemoryResult, best: number): Record<string, unknown> {
-  return {
-    id: result.id,
-    score: result.score,
-    relevance: Number(relativeRelevance(result.score, best).toFixed(4)),
-    source: result.source,
-    content: result.content,
-    metadata: result.metadata,
-  };
-}
-
-/** A tool of the catalog (as `jarvis tools list --json`). */
-export function toolJson(tool: ToolCatalogEntry): Record<string, unknown> {
-  return {
-    name: tool.name,
-    category: tool.category,
-    description: tool.description,
-    requires_confirmation: tool.requiresConfirmation,
-    cost_estimate: tool.costEstimate,
-    latency_estimate: tool.latencyEstimate,
-    parameters: tool.parameters,
-    ...(tool.problem === undefined ? {} : { problem: tool.problem }),
-  };
 }
 
 /** An agent of the catalog (as `jarvis agents list --json`). */

@@ -1,0 +1,385 @@
+// `jarvis serve` under load: 50 concurrent keep-alive clients (undici) through the real server next to 50
+// concurrent in-process runs of the same agent (SDK) in the same run, and the server's memory after 1,000 and
+// after 10,000 requests.
+// Usage: node --import tsx bench/serve.bench.ts [--quick] [--dist=<dir>]
+// (measures dist: run `npm run build` first; --dist measures another build of the library, such as
+// `tsc -p tsconfig.build.json --outDir <dir>`, to compare two versions on the same machine)
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Pool } from 'undici';
+import type * as Library from '../src/index.js';
+import type * as Server from '../src/server/index.js';
+import type * as Testing from '../src/testing/index.js';
+
+const CHILD_FLAG = '--serve-bench-child';
+const QUESTION = 'What is 15% of 340?';
+const ANSWER = '15% of 340 is 51.0';
+const CLIENTS = 50;
+
+// ---------------------------------------------------------------------------------------------------------
+// The child: the system, the server and the in-process runs all live here, so both sides use one process,
+// one system and one engine; the parent sends the HTTP load and asks the child for in-process samples.
+
+type ChildCommand =
+  | { readonly cmd: 'inprocess'; readonly clients: number; readonly durationMs: number }
+  | { readonly cmd: 'cpu' }
+  | { readonly cmd: 'memory' };
+
+/** The result of one fixed-time load. */
+interface LoadSample {
+  readonly requests: number;
+  readonly elapsedMs: number;
+  readonly latenciesMs: readonly number[];
+  /** CPU time (user + system) of the server process during the sample, in microseconds. */
+  readonly serverCpuUs: number;
+}
+
+interface MemorySample {
+  readonly rssBytes: number;
+  readonly heapUsedBytes: number;
+}
+
+/** A scripted model that never runs out: a calculator call first, then the answer once the tool result is in. */
+function endlessEngine(testing: typeof Testing): Testing.ScriptedEngine {
+  const engine = new testing.ScriptedEngine();
+  const reply: Testing.ScriptedEngineReply = (call) => {
+    engine.enqueue(reply);
+    // The scripted engine records every call for tests; a real engine keeps nothing, so neither may this one.
+    if (engine.calls.length > 1000) engine.calls.length = 0;
+    const last = call.messages[call.messages.length - 1];
+    return last?.role === 'tool'
+      ? testing.assistantReply(ANSWER)
+      : testing.toolCallReply({ name: 'calculator', arguments: { expression: '340*15/100' } });
+  };
+  engine.enqueue(reply, reply, reply, reply);
+  return engine;
+}
+
+/** The `--dist=<dir>` argument: the build to measure (default: the repository's dist). */
+function distArgument(argv: readonly string[]): string | undefined {
+  return argv.find((arg) => arg.startsWith('--dist='))?.slice('--dist='.length);
+}
+
+async function runChild(): Promise<void> {
+  const distDir = distArgument(process.argv);
+  const base =
+    distDir === undefined ? new URL('../dist/', import.meta.url) : pathToFileURL(`${distDir}/`);
+  const dist = (path: string) => new URL(path, base).href;
+  const library = (await import(dist('index.js'))) as typeof Library;
+  const server = (await import(dist('server/index.js'))) as typeof Server;
+  const testing = (await import(dist('testing/index.js'))) as typeof Testing;
+  const home = await mkdtemp(join(tmpdir(), 'jarvis-serve-bench-'));
+  const jarvis = new library.Jarvis({
+    engine: endlessEngine(testing),
+    env: { OPENJARVIS_HOME: home },
+    cwd: home,
+    registries: library.createRegistries(),
+  });
+  const system = await jarvis.system();
+  const running = await server.startJarvisServer({
+    system,
+    port: 0,
+    tools: ['calculator'],
+    maxConcurrentRuns: CLIENTS * 2,
+  });
+  const ask = async () => {
+    const result = await jarvis.askFull(QUESTION, { tools: ['calculator'] });
+    if (result.content !== ANSWER) throw new Error(`in-process answer: ${result.content}`);
+  };
+  process.on('message', (message: ChildCommand) => {
+    void answerCommand(message, ask).then(
+      (reply) => process.send?.({ reply }),
+      (error: unknown) => process.send?.({ error: String(error) }),
+    );
+  });
+  process.on('disconnect', () => {
+    void running
+      .close()
+      .then(() => jarvis.close())
+      .then(() => rm(home, { recursive: true, force: true }))
+      .finally(() => process.exit(0));
+  });
+  process.send?.({ url: running.url });
+}
+
+async function answerCommand(command: ChildCommand, ask: () => Promise<void>): Promise<unknown> {
+  if (command.cmd === 'cpu') return cpuUs();
+  if (command.cmd === 'memory') return memoryAfterGc();
+  const cpuBefore = cpuUs();
+  const sample = await loadFor(command.clients, command.durationMs, ask);
+  return { ...sample, serverCpuUs: cpuUs() - cpuBefore };
+}
+
+function cpuUs(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+async function memoryAfterGc(): Promise<MemorySample> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('the server child needs --expose-gc');
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const usage = process.memoryUsage();
+  return { rssBytes: usage.rss, heapUsedBytes: usage.heapUsed };
+}
+
+/** `clients` loops, each starting its next request when the last one finished, until the time is up. */
+async function loadFor(
+  clients: number,
+  durationMs: number,
+  once: () => Promise<void>,
+): Promise<Omit<LoadSample, 'serverCpuUs'>> {
+  const latenciesMs: number[] = [];
+  const started = performance.now();
+  const deadline = started + durationMs;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const begun = performance.now();
+      await once();
+      latenciesMs.push(performance.now() - begun);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, loop));
+  return { requests: latenciesMs.length, elapsedMs: performance.now() - started, latenciesMs };
+}
+
+/** `clients` loops sharing `count` requests. */
+async function loadCount(clients: number, count: number, once: () => Promise<void>): Promise<void> {
+  let left = count;
+  const loop = async () => {
+    while (left > 0) {
+      left -= 1;
+      await once();
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, loop));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The parent: clients over HTTP, and the report.
+
+interface ServerChild {
+  readonly child: ChildProcess;
+  readonly url: string;
+  command<T>(command: ChildCommand): Promise<T>;
+}
+
+async function startChild(distDir: string | undefined): Promise<ServerChild> {
+  const args = distDir === undefined ? [CHILD_FLAG] : [CHILD_FLAG, `--dist=${distDir}`];
+  const child = fork(fileURLToPath(import.meta.url), args, {
+    execArgv: [...process.execArgv, '--expose-gc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { url: string }).url));
+    child.once('exit', (code) => reject(new Error(`the server process exited early (${code})`)));
+  });
+  // One command at a time: each reply answers the oldest command waiting.
+  const waiting: { resolve: (value: unknown) => void; reject: (error: Error) => void }[] = [];
+  child.on('message', (message: { reply?: unknown; error?: string }) => {
+    const next = waiting.shift();
+    if (message.error !== undefined) next?.reject(new Error(`server process: ${message.error}`));
+    else next?.resolve(message.reply);
+  });
+  return {
+    child,
+    url,
+    command: <T>(command: ChildCommand) =>
+      new Promise<T>((resolve, reject) => {
+        waiting.push({ resolve: resolve as (value: unknown) => void, reject });
+        child.send(command);
+      }),
+  };
+}
+
+/** One chat completion over the keep-alive pool; throws unless it is a 200 with the scripted answer. */
+function httpAsk(pool: Pool, model: string): () => Promise<void> {
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: QUESTION }] });
+  return async () => {
+    const response = await pool.request({
+      path: '/v1/chat/completions',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200 || !text.includes(ANSWER))
+      throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+  };
+}
+
+async function servedModel(url: string): Promise<string> {
+  const pool = new Pool(url);
+  try {
+    const response = await pool.request({ path: '/v1/models', method: 'GET' });
+    const list = (await response.body.json()) as { data: { id: string }[] };
+    const id = list.data[0]?.id;
+    if (id === undefined) throw new Error('GET /v1/models listed no model');
+    return id;
+  } finally {
+    await pool.close();
+  }
+}
+
+/**
+ * One fixed-time HTTP load on a fresh keep-alive pool (closed after it): between samples the server's
+ * keep-alive timeout may close idle connections, and a request racing that close would fail.
+ */
+async function httpSample(server: ServerChild, model: string, durationMs: number) {
+  const pool = new Pool(server.url, { connections: CLIENTS, pipelining: 1 });
+  try {
+    const cpuBefore = await server.command<number>({ cmd: 'cpu' });
+    const sample = await loadFor(CLIENTS, durationMs, httpAsk(pool, model));
+    const serverCpuUs = (await server.command<number>({ cmd: 'cpu' })) - cpuBefore;
+    return { ...sample, serverCpuUs };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** `count` requests over a fresh keep-alive pool, `CLIENTS` at a time. */
+async function httpCount(server: ServerChild, model: string, count: number): Promise<void> {
+  const pool = new Pool(server.url, { connections: CLIENTS, pipelining: 1 });
+  try {
+    await loadCount(CLIENTS, count, httpAsk(pool, model));
+  } finally {
+    await pool.close();
+  }
+}
+
+function inProcessSample(server: ServerChild, durationMs: number): Promise<LoadSample> {
+  return server.command<LoadSample>({ cmd: 'inprocess', clients: CLIENTS, durationMs });
+}
+
+/** Options of `serveBench`. */
+export interface ServeBenchOptions {
+  readonly quick?: boolean;
+  /** The build of the library to measure (default: the repository's dist). */
+  readonly distDir?: string | undefined;
+  /** Only one of the two parts (default: both). */
+  readonly only?: 'throughput' | 'leak' | undefined;
+}
+
+/**
+ * Throughput (rounds alternating which side goes first, medians over rounds) and the leak check, each in a
+ * server process of its own; returns the report.
+ */
+export async function serveBench(options: ServeBenchOptions = {}): Promise<string> {
+  const rounds = options.quick ? 3 : 7;
+  const durationMs = options.quick ? 500 : 1500;
+  const { distDir, only } = options;
+  const throughput = only === 'leak' ? [] : await measureThroughput(rounds, durationMs, distDir);
+  const leak = only === 'throughput' ? [] : await measureLeak(1_000, 10_000, distDir);
+  return [
+    `jarvis serve: ${CLIENTS} concurrent clients, orchestrator + calculator over a scripted model (2 model calls + 1 tool call per request), ${rounds} rounds × ${durationMs} ms per side, medians`,
+    ...throughput,
+    ...leak,
+  ].join('\n');
+}
+
+async function measureThroughput(
+  rounds: number,
+  durationMs: number,
+  distDir: string | undefined,
+): Promise<string[]> {
+  const server = await startChild(distDir);
+  try {
+    const model = await servedModel(server.url);
+    await httpSample(server, model, 500); // warm-up of both sides
+    await inProcessSample(server, 500);
+    const http: LoadSample[] = [];
+    const inProcess: LoadSample[] = [];
+    for (let round = 0; round < rounds; round++) {
+      if (round % 2 === 0) {
+        http.push(await httpSample(server, model, durationMs));
+        inProcess.push(await inProcessSample(server, durationMs));
+      } else {
+        inProcess.push(await inProcessSample(server, durationMs));
+        http.push(await httpSample(server, model, durationMs));
+      }
+    }
+    return throughputTable(http, inProcess);
+  } finally {
+    server.child.disconnect();
+  }
+}
+
+async function measureLeak(
+  first: number,
+  total: number,
+  distDir: string | undefined,
+): Promise<string[]> {
+  const server = await startChild(distDir);
+  try {
+    const model = await servedModel(server.url);
+    await httpCount(server, model, first);
+    const early = await server.command<MemorySample>({ cmd: 'memory' });
+    await httpCount(server, model, total - first);
+    const late = await server.command<MemorySample>({ cmd: 'memory' });
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    const ratio = (a: number, b: number) => `${(b / a).toFixed(3)}×`;
+    return [
+      `memory of the server process after global.gc(): after ${first} requests -> after ${total} (goal: ≤ 1.10×)`,
+      `  rss       ${mib(early.rssBytes)} -> ${mib(late.rssBytes)}  ${ratio(early.rssBytes, late.rssBytes)}`,
+      `  heapUsed  ${mib(early.heapUsedBytes)} -> ${mib(late.heapUsedBytes)}  ${ratio(early.heapUsedBytes, late.heapUsedBytes)}`,
+    ];
+  } finally {
+    server.child.disconnect();
+  }
+}
+
+function throughputTable(http: readonly LoadSample[], inProcess: readonly LoadSample[]): string[] {
+  const row = (name: string, samples: readonly LoadSample[]) => {
+    const rps = median(samples.map((s) => (s.requests * 1000) / s.elapsedMs));
+    const p50 = median(samples.map((s) => percentile(s.latenciesMs, 0.5)));
+    const p99 = median(samples.map((s) => percentile(s.latenciesMs, 0.99)));
+    const cpuMs = median(samples.map((s) => s.serverCpuUs / 1000 / s.requests));
+    return { name, rps, p50, p99, cpuMs };
+  };
+  const rows = [row('in-process (SDK askFull)', inProcess), row('jarvis serve (HTTP)', http)];
+  const base = rows[0]?.rps ?? Number.NaN;
+  const lines = [
+    `${'case'.padEnd(26)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'server CPU ms/req'.padStart(19)}${'× in-process req/s'.padStart(20)}`,
+  ];
+  for (const r of rows) {
+    lines.push(
+      `${r.name.padEnd(26)}${r.rps.toFixed(0).padStart(9)}${r.p50.toFixed(1).padStart(9)}${r.p99
+        .toFixed(1)
+        .padStart(9)}${r.cpuMs.toFixed(3).padStart(19)}${(r.rps / base).toFixed(2).padStart(20)}`,
+    );
+  }
+  lines.push('goal: jarvis serve req/s ≥ 0.80× in-process');
+  return lines;
+}
+
+function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? 0)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+if (process.argv.includes(CHILD_FLAG)) {
+  await runChild();
+} else if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+  console.log(
+    await serveBench({
+      quick: process.argv.includes('--quick'),
+      distDir: distArgument(process.argv),
+      only: only === 'throughput' || only === 'leak' ? only : undefined,
+    }),
+  );
+}
