@@ -11,6 +11,7 @@ export type { ChatRunSettings } from './chat-run.js';
 export { createJarvisServer } from './jarvis-server.js';
 export { ApiError, type ApiErrorOptions, type ApiErrorType } from './openai-error.js';
 export { createPageApi, type PageApiOptions } from './page-api.js';
+export { createPageChat, type PageChatOptions, type PageChatRequest } from './page-chat.js';
 export { MAX_API_TEXT_CHARS } from './page-json.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
@@ -25,3 +26,10 @@ export {
   type StartJarvisServerOptions,
   startJarvisServer,
 } from './start-server.js';
+export {
+  createWebAssets,
+  findWebFolder,
+  WEB_NOT_BUILT_TEXT,
+  WEB_SECURITY_HEADERS,
+  type WebAssetsOptions,
+} from './web-assets.js';

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { systemClock } from '../core/index.js';
 import type { JarvisSystem } from '../system/index.js';
 import { bearerKeyMatches } from './bearer-auth.js';
+import { limitBodyBytes } from './body-limit.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { type CompletionIdentity, completionOf } from './chat-response.js';
 import { prepareChat, runChat, runFailure, streamChat } from './chat-run.js';
 import { sseBody } from './chat-sse.js';
 import { ApiError, invalidRequest } from './openai-error.js';
 import { createPageApi } from './page-api.js';
+import { createPageChat } from './page-chat.js';
 import { RequestDeadline } from './request-deadline.js';
+import { allowHosts, requireJsonBody } from './request-guards.js';
 import { RunSlots } from './run-slots.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -19,6 +21,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   type JarvisServerOptions,
 } from './server-options.js';
+import { createWebAssets } from './web-assets.js';
 
 /** What the routes share: the options, the system, and the run slots. */
 interface ServerState {
@@ -46,6 +49,7 @@ export function createJarvisServer(options: JarvisServerOptions): Hono {
     redact: options.system?.redact,
   };
   const app = new Hono();
+  app.use('*', allowHosts(options.allowedHosts));
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0)
     app.use('*', cors({ origin: [...options.corsOrigins], maxAge: 600 }));
   app.onError((error, c) => answerError(c, runFailure(error, redactorOf(state))));
@@ -64,8 +68,28 @@ export function createJarvisServer(options: JarvisServerOptions): Hono {
   app.use('/v1/*', authorize(options.apiKey));
   app.get('/v1/models', async (c) => c.json(modelList(await servedModel(state))));
   app.post('/v1/chat/completions', limitBody(options), (c) => chatCompletions(c, state));
+  app.route('/api', pageChat(state));
   app.route('/api', createPageApi({ system: state.system, apiKey: options.apiKey }));
+  app.route('/', createWebAssets());
   return app;
+}
+
+/** `POST /api/chat` for the web page, sharing the run slots and limits of `/v1`. */
+function pageChat(state: ServerState): Hono {
+  const { options } = state;
+  return createPageChat({
+    system: state.system,
+    settings: options,
+    apiKey: options.apiKey,
+    acquire: () => {
+      const release = state.slots.tryAcquire();
+      if (release === undefined) throw busy(state);
+      return release;
+    },
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    log: options.log,
+  });
 }
 
 function systemSource(options: JarvisServerOptions): () => Promise<JarvisSystem> {
@@ -103,19 +127,17 @@ function authorize(apiKey: string | undefined): MiddlewareHandler {
 
 function limitBody(options: JarvisServerOptions): MiddlewareHandler {
   const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  return bodyLimit({
-    maxSize,
-    onError: (c) =>
-      answerError(
-        c,
-        new ApiError({
-          status: 413,
-          type: 'invalid_request_error',
-          code: 'request_too_large',
-          message: `The request body is larger than ${maxSize} bytes`,
-        }),
-      ),
-  });
+  return limitBodyBytes(maxSize, (c) =>
+    answerError(
+      c,
+      new ApiError({
+        status: 413,
+        type: 'invalid_request_error',
+        code: 'request_too_large',
+        message: `The request body is larger than ${maxSize} bytes`,
+      }),
+    ),
+  );
 }
 
 /** `{status: "ok"}` while the server runs, with the engine's reachability beside it (never an error). */
@@ -148,6 +170,7 @@ function modelList(model: string): unknown {
 }
 
 async function chatCompletions(c: Context, state: ServerState): Promise<Response> {
+  requireJsonBody(c);
   const request = parseChatRequest(await jsonBody(c));
   const model = await servedModel(state);
   if (request.model !== model) {

@@ -185,7 +185,7 @@ describe('GET /api/sessions', () => {
 describe('GET /api/tasks, /api/tools, /api/agents', () => {
   it('shows a scheduled task with its next run', async () => {
     const { system, json } = await serve();
-    const task = system
+    const task = await system
       .scheduler()
       .createTask({ prompt: 'Water the plants', scheduleType: 'interval', scheduleValue: '3600' });
     const tasks = list(await json('/api/tasks'));
@@ -198,7 +198,7 @@ describe('GET /api/tasks, /api/tools, /api/agents', () => {
       recent_runs: [],
     });
     expect(tasks[0]?.next_run).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
-    system
+    await system
       .scheduler()
       .createTask({ prompt: 'Second', scheduleType: 'interval', scheduleValue: '60' });
     const one = await json('/api/tasks?limit=1');

@@ -3,18 +3,20 @@ import { bestScore } from '../core/index.js';
 import {
   agentCatalog,
   type JarvisSystem,
+  memoryResultJson,
   runJson,
   runToDict,
   sessionInfoJson,
   taskToDict,
   toolCatalog,
+  toolJson,
   traceJson,
   turnJson,
 } from '../system/index.js';
 import { bearerKeyMatches } from './bearer-auth.js';
 import { runFailure } from './chat-run.js';
 import { ApiError, invalidRequest } from './openai-error.js';
-import { agentJson, memoryResultJson, safeJson, toolJson } from './page-json.js';
+import { agentJson, safeJson } from './page-json.js';
 
 /** Options of `createPageApi`. */
 export interface PageApiOptions {
@@ -63,12 +65,15 @@ export function createPageApi(options: PageApiOptions): Hono {
     const limit = limitParam(c, 'limit', RUNS_LIMIT);
     const before = integerParam(c, 'before');
     const store = (await system()).telemetry();
-    const runs = store.listRuns({ limit, ...(before === undefined ? {} : { beforeMs: before }) });
+    const runs = await store.listRuns({
+      limit,
+      ...(before === undefined ? {} : { beforeMs: before }),
+    });
     return answer(c, { object: 'list', data: runs.map(runJson) });
   });
   api.get('/runs/:id', async (c) => {
     const id = c.req.param('id');
-    const run = (await system()).telemetry().getRun(id);
+    const run = await (await system()).telemetry().getRun(id);
     if (run === undefined) throw notFound('run_not_found', `No run '${id.slice(0, 80)}' is stored`);
     return answer(c, traceJson(run));
   });
@@ -95,11 +100,13 @@ export function createPageApi(options: PageApiOptions): Hono {
   api.get('/tasks', async (c) => {
     const limit = limitParam(c, 'limit', TASKS_LIMIT);
     const scheduler = (await system()).scheduler();
-    const tasks = scheduler.listTasks();
-    const data = tasks.slice(0, limit).map((task) => ({
-      ...taskToDict(task),
-      recent_runs: scheduler.logs(task.id, RECENT_TASK_RUNS).map(runToDict),
-    }));
+    const tasks = await scheduler.listTasks();
+    const data = await Promise.all(
+      tasks.slice(0, limit).map(async (task) => ({
+        ...taskToDict(task),
+        recent_runs: (await scheduler.logs(task.id, RECENT_TASK_RUNS)).map(runToDict),
+      })),
+    );
     return answer(c, { object: 'list', data, has_more: tasks.length > limit });
   });
   api.get('/memory/search', async (c) => {

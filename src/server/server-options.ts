@@ -21,6 +21,11 @@ export interface JarvisServerOptions extends ChatRunSettings {
   readonly maxConcurrentRuns?: number | undefined;
   /** The `Retry-After` seconds of a 429 (default 1). */
   readonly retryAfterSeconds?: number | undefined;
+  /**
+   * `Host` names answered (port aside); others get 403, a guard against DNS rebinding. Default: any host, but
+   * `startJarvisServer` on a loopback address answers only `localhost`, `127.0.0.1`, `[::1]` and its address.
+   */
+  readonly allowedHosts?: readonly string[] | undefined;
   /** Origins allowed by CORS; none (the default) sends no CORS headers at all. */
   readonly corsOrigins?: readonly string[] | undefined;
   /** Where `created` comes from (default the system clock). */

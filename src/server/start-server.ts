@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { JarvisError } from '../core/index.js';
 import { createJarvisServer } from './jarvis-server.js';
+import { LOOPBACK_HOST_NAMES } from './request-guards.js';
 import type { JarvisServerOptions } from './server-options.js';
 
 /** Options of `startJarvisServer`: the server's, plus where to listen. */
@@ -51,7 +52,9 @@ export async function startJarvisServer(
       message: `Refusing to listen on ${host} without an API key: anyone who can reach it could run the agent and its tools. Pass --api-key (or set OPENJARVIS_API_KEY), or listen on 127.0.0.1`,
     });
   }
-  const app = createJarvisServer(options);
+  const allowedHosts =
+    options.allowedHosts ?? (isLoopbackHost(host) ? [...LOOPBACK_HOST_NAMES, host] : undefined);
+  const app = createJarvisServer({ ...options, allowedHosts });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   await listen(server, host, options.port ?? DEFAULT_SERVE_PORT);
   const port = (server.address() as AddressInfo).port;

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const WEB_SOURCE = join(ROOT, 'src', 'web');
 
 /** The variable through which the global setup tells test workers where this run's build is. */
 const BUILD_VARIABLE = 'OPENJARVIS_TEST_BUILD';
@@ -21,7 +22,8 @@ async function sourceFiles(folder: string): Promise<string[]> {
   const files: string[] = [];
   for (const entry of await readdir(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) files.push(...(await sourceFiles(path)));
+    // The web page is bundled for the browser (below), not compiled file by file for Node.
+    if (entry.isDirectory() && path !== WEB_SOURCE) files.push(...(await sourceFiles(path)));
     else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) files.push(path);
   }
   return files;
@@ -29,8 +31,8 @@ async function sourceFiles(folder: string): Promise<string[]> {
 
 /**
  * Builds src/ into .test-build/dist file by file (same module layout as `tsc`'s dist), with esbuild: about a
- * second instead of tsc's fifteen; package.json is copied beside it and the CLI is bundled into dist/bin as
- * `npm run build` does.
+ * second instead of tsc's fifteen; package.json is copied beside it, the CLI is bundled into dist/bin and the
+ * web page into dist/web as `npm run build` does.
  */
 export async function buildCliForTests(target: string = TEST_BUILD): Promise<void> {
   await rm(target, { recursive: true, force: true });
@@ -57,6 +59,13 @@ export async function buildCliForTests(target: string = TEST_BUILD): Promise<voi
     bundleCli: (dist: string) => Promise<void>;
   };
   await bundleCli(join(target, 'dist'));
+  // And the web page `jarvis serve` serves, as `npm run build` bundles it.
+  const { bundleWeb } = (await import(
+    pathToFileURL(join(ROOT, 'scripts', 'bundle-web.mjs')).href
+  )) as {
+    bundleWeb: (dist: string) => Promise<unknown>;
+  };
+  await bundleWeb(join(target, 'dist'));
 }
 
 /** vitest global setup: build once before the suite into this run's folder; the teardown removes it. */

@@ -1,0 +1,54 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { ApiError } from './openai-error.js';
+
+/** The `Host` names a server listening on a loopback address answers to (besides its own address). */
+export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Only `application/json` bodies: another site's page can send a form or `text/plain` to a local server without
+ * asking, but a JSON body needs the browser's CORS preflight, which this server grants to no one unless configured.
+ * Throws a 415 `ApiError` otherwise.
+ */
+export function requireJsonBody(c: Context): void {
+  const type = c.req.header('content-type') ?? '';
+  if (/^application\/json\s*(?:;|$)/i.test(type)) return;
+  throw new ApiError({
+    status: 415,
+    type: 'invalid_request_error',
+    code: 'unsupported_media_type',
+    message: 'Send the body as JSON with `Content-Type: application/json`',
+  });
+}
+
+/**
+ * The DNS-rebinding guard: a page on another site that makes its own name resolve to 127.0.0.1 reaches a local
+ * server as a same-origin page, with its own name in `Host`. Requests whose `Host` name (port left aside) is not
+ * one of `allowed` get a 403 naming the address to use; without `allowed` every host is accepted.
+ */
+export function allowHosts(allowed: readonly string[] | undefined): MiddlewareHandler {
+  if (allowed === undefined) return (_c, next) => next();
+  const names = new Set(allowed.map((name) => hostName(name)));
+  return async (c, next) => {
+    const host = c.req.header('host') ?? '';
+    if (names.has(hostName(host))) return next();
+    const shown = host.replace(/[^A-Za-z0-9.:[\]-]/g, '?').slice(0, 100);
+    const error = new ApiError({
+      status: 403,
+      type: 'invalid_request_error',
+      code: 'host_not_allowed',
+      message: `This server does not answer to the host '${shown}' (a guard against DNS rebinding): use ${[...names].join(', ')}, or start it with --host for other names`,
+    });
+    return c.json(error.body(), 403);
+  };
+}
+
+/** The name part of a `Host` value, lower-cased: `LOCALHOST:8000` -> `localhost`, `[::1]:80` -> `[::1]`. */
+export function hostName(host: string): string {
+  const trimmed = host.trim().toLowerCase();
+  if (trimmed.startsWith('[')) {
+    const end = trimmed.indexOf(']');
+    return end === -1 ? trimmed : trimmed.slice(0, end + 1);
+  }
+  const colon = trimmed.indexOf(':');
+  return colon === -1 ? trimmed : trimmed.slice(0, colon);
+}
