@@ -1,12 +1,12 @@
 // Model download benchmark (issue 15): `pullModel` (node-llama-cpp's downloader, ipull under it, the SHA-256
-// computed while the file is written, then the size and digest checks) next to `curl` fetching the same file
+// computed on a worker thread while the file is written, then the size and digest checks) next to `curl` fetching the same file
 // from the same local scripted hub, in the same run. Goal: >= 0.9x curl's
 // throughput. The hub runs in a child process so that neither side shares its event loop with the server.
 // Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick]`.
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type * as Engine from '../src/engine/index.js';
@@ -135,6 +135,13 @@ async function hashOnlyMs(): Promise<number> {
   });
 }
 
+/** The machine's load average, which these timings depend on (the SHA-256 runs beside the download). */
+function formatLoad(): string {
+  return loadavg()
+    .map((load) => load.toFixed(2))
+    .join(', ');
+}
+
 interface Case {
   readonly name: string;
   readonly run: (directory: string) => Promise<number>;
@@ -159,6 +166,7 @@ export async function downloadBench(options: DownloadBenchOptions = {}): Promise
   const title = `## Model download: ${(FILE_BYTES / MB).toFixed(1)} MB from the scripted hub on 127.0.0.1 (302 redirect, Range)`;
   if (!curlAvailable()) return `${title}\nskipped: curl not installed`;
   const samples = options.quick === true ? 3 : 9;
+  const loadBefore = formatLoad();
   const unlimited = await measureAgainstCurl(undefined, samples);
   const linked = await measureAgainstCurl(LINK_BYTES_PER_SECOND, Math.min(samples, 5));
   const hashMs = await hashOnlyMs();
@@ -169,6 +177,7 @@ export async function downloadBench(options: DownloadBenchOptions = {}): Promise
     `over a ${LINK_BYTES_PER_SECOND / MB} MB/s link shared by all connections (${Math.min(samples, 5)} samples per case):`,
     linked,
     `SHA-256 of a ${(FILE_BYTES / MB).toFixed(1)} MB file already on disk alone: ${hashMs.toFixed(0)} ms`,
+    `load average (1, 5, 15 min) before: ${loadBefore}; after: ${formatLoad()} (${cpus().length} cores)`,
     'goal: pullModel (with SHA-256) >= 0.9x curl throughput',
   ].join('\n');
 }

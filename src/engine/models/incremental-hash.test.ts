@@ -1,5 +1,5 @@
 import { createHash, randomFillSync } from 'node:crypto';
-import { type FileHandle, mkdtemp, open, rm } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,16 +44,23 @@ function pieces(size: number): [number, number][] {
   return all;
 }
 
-describe('IncrementalFileHash', () => {
-  it('hashes pieces written in order from memory, before finish', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+describe.each([
+  { worker: true, name: 'on a worker thread' },
+  { worker: false, name: 'on this thread' },
+])('IncrementalFileHash $name', ({ worker }) => {
+  /** A hash of the test file, of `size` bytes (default the file's). */
+  const newHash = (sizeBytes = SIZE, paths = [path]) =>
+    new IncrementalFileHash({ paths, sizeBytes, worker });
+
+  it('hashes pieces written in order while they are written, before finish', async () => {
+    const hash = newHash();
     for (const [start, end] of pieces(65_536)) await write(hash, start, end);
-    expect(hash.hashedBytes).toBe(SIZE);
+    await expect.poll(() => hash.hashedBytes).toBe(SIZE);
     expect(await hash.finish()).toBe(SHA256);
   });
 
   it('hashes pieces written out of order, reading ranges back once they continue the prefix', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const hash = newHash();
     const all = pieces(100_000);
     const order = [...all.slice(10), ...all.slice(2, 10).reverse(), ...all.slice(0, 2)];
     for (const [start, end] of order) await write(hash, start, end);
@@ -61,7 +68,7 @@ describe('IncrementalFileHash', () => {
   });
 
   it('ignores writes past the end of the file (the downloader progress record)', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const hash = newHash();
     for (const [start, end] of pieces(1_000_000)) {
       await write(hash, start, end);
       hash.written(SIZE, new TextEncoder().encode('{"part":0}'));
@@ -70,7 +77,7 @@ describe('IncrementalFileHash', () => {
   });
 
   it('accepts a range written twice before it is hashed (a stream leftover, then the whole chunk)', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const hash = newHash();
     await write(hash, 2_000_000, 2_500_000);
     await write(hash, 1_000_000, SIZE);
     await write(hash, 0, 1_000_000);
@@ -78,7 +85,7 @@ describe('IncrementalFileHash', () => {
   });
 
   it('says it cannot tell when a hashed range is written again', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const hash = newHash();
     await write(hash, 0, SIZE);
     const other = new Uint8Array(CONTENT);
     other[10] = (other[10] ?? 0) ^ 0xff;
@@ -88,10 +95,7 @@ describe('IncrementalFileHash', () => {
 
   it('hashes what was never reported at finish, from the file (a resumed download)', async () => {
     await file?.write(CONTENT.subarray(0, 2_000_000), 0, 2_000_000, 0);
-    const hash = new IncrementalFileHash({
-      paths: [join(directory, 'gone'), path],
-      sizeBytes: SIZE,
-    });
+    const hash = newHash(SIZE, [join(directory, 'gone'), path]);
     await write(hash, 2_000_000, SIZE);
     expect(hash.hashedBytes).toBe(0);
     expect(await hash.finish()).toBe(SHA256);
@@ -99,7 +103,7 @@ describe('IncrementalFileHash', () => {
 
   it('hashes ranges a resumed download already has while the rest is written', async () => {
     await file?.write(CONTENT.subarray(0, 2_000_000), 0, 2_000_000, 0);
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const hash = newHash();
     hash.present(0, 1_000_000);
     hash.present(1_000_000, 2_000_000);
     await write(hash, 2_000_000, SIZE);
@@ -108,14 +112,14 @@ describe('IncrementalFileHash', () => {
   });
 
   it('says it cannot tell when a range reported present was already hashed', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const hash = newHash();
     await write(hash, 0, SIZE);
     hash.present(0, 10);
     expect(await hash.finish()).toBeUndefined();
   });
 
   it('gives a digest that differs from the expected one for a wrong file', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE });
+    const hash = newHash();
     const wrong = new Uint8Array(CONTENT);
     wrong[SIZE - 1] = (wrong[SIZE - 1] ?? 0) ^ 1;
     for (const [start, end] of pieces(500_000)) await write(hash, start, end, wrong);
@@ -125,8 +129,32 @@ describe('IncrementalFileHash', () => {
   });
 
   it('says it cannot tell when the file is shorter than announced', async () => {
-    const hash = new IncrementalFileHash({ paths: [path], sizeBytes: SIZE + 10 });
+    const hash = newHash(SIZE + 10);
     for (const [start, end] of pieces(1_000_000)) await write(hash, start, end);
+    expect(await hash.finish()).toBeUndefined();
+  });
+
+  it('keeps hashing the file it opened after the downloader renames it', async () => {
+    const hash = newHash(SIZE, [path, `${path}.final`]);
+    await write(hash, 0, 2_000_000);
+    await expect.poll(() => hash.hashedBytes).toBe(2_000_000);
+    await write(hash, 2_000_000, SIZE);
+    await rename(path, `${path}.final`);
+    expect(await hash.finish()).toBe(SHA256);
+  });
+
+  it('says it cannot tell when the file is not there', async () => {
+    const hash = newHash(SIZE, [join(directory, 'gone')]);
+    hash.written(0, CONTENT.subarray(0, 2_000_000));
+    expect(await hash.finish()).toBeUndefined();
+  });
+
+  it('gives nothing once closed (a failed pull), and ignores later writes', async () => {
+    const hash = newHash();
+    await write(hash, 0, 2_000_000);
+    await hash.close();
+    await write(hash, 2_000_000, SIZE);
+    expect(hash.hashedBytes).toBe(0);
     expect(await hash.finish()).toBeUndefined();
   });
 });

@@ -339,6 +339,7 @@ async function downloadHashing(
       candidate.written(position, bytes),
     );
     if (observed && preferChunksInOrder(downloader)) hasher = candidate;
+    else await candidate.close();
     for (const [start, end] of completedRanges(downloader)) hasher?.present(start, end);
   }
   try {
