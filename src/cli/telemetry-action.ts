@@ -1,20 +1,19 @@
-import { existsSync } from 'node:fs';
-import type { JarvisSystem } from '../system/index.js';
+import type { TelemetrySummaryEntry } from '../telemetry/index.js';
 import type { CliIo } from './cli-io.js';
 import type { ListFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
 import { formatTable } from './table.js';
+import { existingTelemetry } from './telemetry-reader.js';
 
 /** One row of the telemetry summary (per model and engine). */
-export type TelemetryRow = ReturnType<ReturnType<JarvisSystem['telemetry']>['summary']>[number];
+export type TelemetryRow = TelemetrySummaryEntry;
 
 /** `jarvis telemetry stats`: the per-model summary; an empty or missing store gives a friendly line. */
 export async function runTelemetryStats(flags: ListFlags, io: CliIo): Promise<void> {
   const jarvis = await openJarvis(flags, io);
   try {
     const system = await jarvis.system();
-    const { dbPath, enabled } = system.config.telemetry;
-    const rows = dbPath === ':memory:' || existsSync(dbPath) ? system.telemetry().summary() : [];
+    const rows = (await existingTelemetry(system)?.summary()) ?? [];
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(rows.map(telemetryJson), null, 2)}\n`);
       return;
@@ -26,7 +25,7 @@ export async function runTelemetryStats(flags: ListFlags, io: CliIo): Promise<vo
     } else {
       io.stdout.write(telemetryTable(rows));
     }
-    if (!enabled)
+    if (!system.config.telemetry.enabled)
       io.stderr.write(
         'Telemetry is off: set `enabled = true` under [telemetry] in the config to record calls.\n',
       );

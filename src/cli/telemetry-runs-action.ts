@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
-import type { JarvisSystem } from '../system/index.js';
-import type { TelemetryStore } from '../telemetry/index.js';
 import { runJson, traceJson } from '../telemetry/index.js';
 import { UsageError } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import type { ListFlags } from './command-flags.js';
 import { openJarvis } from './jarvis-options.js';
+import { existingTelemetry } from './telemetry-reader.js';
 import { runsTable, traceTimeline } from './telemetry-runs-format.js';
 
 /** Flags of `jarvis telemetry runs`. */
@@ -13,18 +11,12 @@ export interface TelemetryRunsFlags extends ListFlags {
   readonly limit?: number;
 }
 
-/** The store when it exists (looking never creates a database). */
-function existingStore(system: JarvisSystem): TelemetryStore | undefined {
-  const { dbPath } = system.config.telemetry;
-  return dbPath === ':memory:' || existsSync(dbPath) ? system.telemetry() : undefined;
-}
-
 /** `jarvis telemetry runs`: the latest runs, newest first. */
 export async function runTelemetryRuns(flags: TelemetryRunsFlags, io: CliIo): Promise<void> {
   const jarvis = await openJarvis(flags, io);
   try {
     const system = await jarvis.system();
-    const runs = existingStore(system)?.listRuns({ limit: flags.limit ?? 20 }) ?? [];
+    const runs = (await existingTelemetry(system)?.listRuns({ limit: flags.limit ?? 20 })) ?? [];
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify(runs.map(runJson), null, 2)}\n`);
     } else if (runs.length === 0) {
@@ -47,7 +39,7 @@ export async function runTelemetryShow(id: string, flags: ListFlags, io: CliIo):
   const jarvis = await openJarvis(flags, io);
   try {
     const system = await jarvis.system();
-    const run = existingStore(system)?.getRun(id.toLowerCase());
+    const run = await existingTelemetry(system)?.getRun(id.toLowerCase());
     if (run === undefined) {
       throw new UsageError(`No run with id '${id}': list the runs with \`jarvis telemetry runs\``);
     }

@@ -213,7 +213,8 @@ async function* chatFrames(
       const held = text.flush();
       if (held !== undefined) yield frame('text_delta', held);
       if (event.type === 'result') {
-        yield frame('result', safeJson(resultData(event.result, run), redact, MAX_ANSWER_CHARS));
+        const data = await resultData(event.result, run);
+        yield frame('result', safeJson(data, redact, MAX_ANSWER_CHARS));
         return;
       }
       const tool = toolEventData(event);
@@ -243,8 +244,8 @@ function toolEventData(event: AgentStreamEvent): Record<string, unknown> | undef
   };
 }
 
-function resultData(result: AgentResult, run: ChatRun): Record<string, unknown> {
-  const runId = tracedRunId(run);
+async function resultData(result: AgentResult, run: ChatRun): Promise<Record<string, unknown>> {
+  const runId = await tracedRunId(run);
   return {
     content: result.content,
     usage: usageOf(result),
@@ -274,9 +275,9 @@ function frame(event: string, data: unknown): string {
 }
 
 /** The run's id when its trace was stored (runs are not traced when telemetry is off). */
-function tracedRunId(run: ChatRun): string | undefined {
+async function tracedRunId(run: ChatRun): Promise<string | undefined> {
   try {
-    return run.system.telemetry().getRun(run.runId) === undefined ? undefined : run.runId;
+    return (await run.system.telemetry().getRun(run.runId)) === undefined ? undefined : run.runId;
   } catch {
     return undefined;
   }

@@ -139,9 +139,11 @@ export type {
 export {
   openConfiguredSchedulerStore,
   openConfiguredSessionStore,
+  openConfiguredTelemetryStore,
   openPostgresMemory,
   postgresOptions,
   type StorageBackendOptions,
+  type TelemetryBackendOptions,
 } from './storage-backends.js';
 export {
   type BuildSystemOptions,

@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { usePostgres } from '../../test/support/postgres-server.js';
 import { createRegistries, EventBus, JarvisError } from '../core/index.js';
 import { SqliteSessionStore } from '../sessions/index.js';
+import { PostgresTelemetryStore, SqliteTelemetryBackend } from '../telemetry/index.js';
 import { assistantReply, ScriptedEngine } from '../testing/index.js';
 import { configFromToml } from './config/index.js';
 import {
   deferredSessionStore,
   openConfiguredSessionStore,
+  openConfiguredTelemetryStore,
   openPostgresMemory,
   postgresOptions,
 } from './storage-backends.js';
@@ -75,6 +77,53 @@ describe('storage backends', () => {
     await expect(real.list()).rejects.toMatchObject({ code: 'sessions_store_closed' });
   });
 });
+
+describe('openConfiguredTelemetryStore', () => {
+  it('keeps telemetry in SQLite at [telemetry] db_path by default, redacted as asked', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'jarvis-telemetry-'));
+    const dbPath = join(home, 'telemetry.db');
+    try {
+      const store = openConfiguredTelemetryStore(config(`[telemetry]\ndb_path = "${dbPath}"\n`), {
+        redact: (text) => text.replaceAll('secret', '[X]'),
+      });
+      expect(store).toBeInstanceOf(SqliteTelemetryBackend);
+      expect(store.location).toBe(dbPath);
+      store.record(RECORD);
+      store.record({ ...RECORD, model: 'a secret model' });
+      expect((await store.recent()).map((record) => record.model)).toEqual(['a [X] model', 'm']);
+      await store.close();
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('picks PostgreSQL with [storage] backend = "postgres", showing the url without its password', async () => {
+    const chosen = config('[storage]\nbackend = "postgres"\n', {
+      OPENJARVIS_DATABASE_URL: 'postgres://me:Hidden-Pass-1@127.0.0.1:1/db',
+    });
+    const store = openConfiguredTelemetryStore(chosen);
+    expect(store).toBeInstanceOf(PostgresTelemetryStore);
+    expect(store.location).toBe('postgres://me:***@127.0.0.1:1/db');
+    await store.close(); // nothing was queued: closing never connects
+    expect(() => openConfiguredTelemetryStore(config('[storage]\nbackend = "postgres"\n'))).toThrow(
+      expect.objectContaining({ code: 'config_invalid' }),
+    );
+  });
+});
+
+const RECORD = {
+  timestampMs: 1,
+  model: 'm',
+  engine: 'e',
+  promptTokens: 1,
+  completionTokens: 1,
+  totalTokens: 2,
+  latencySeconds: 1,
+  ttftSeconds: 0,
+  throughputTokensPerSecond: 1,
+  costUsd: 0,
+  success: true,
+} as const;
 
 describe('storage backends on a real PostgreSQL', () => {
   it('keeps sessions and memory in the database [storage] names, across reopening', async (ctx) => {

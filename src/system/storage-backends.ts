@@ -7,6 +7,12 @@ import {
 } from '../scheduler/index.js';
 import { PostgresSessionStore, type SessionStore, SqliteSessionStore } from '../sessions/index.js';
 import { type OpenPostgresOptions, openPostgres, redactDatabaseUrl } from '../storage/index.js';
+import {
+  PostgresTelemetryStore,
+  SqliteTelemetryBackend,
+  type TelemetryBackend,
+  TelemetryStore,
+} from '../telemetry/index.js';
 import type { JarvisConfig } from './config/index.js';
 
 /** Options of the backend openers. */
@@ -60,6 +66,35 @@ export function openConfiguredSchedulerStore(
     return new SchedulerStore({ dbPath: config.scheduler.dbPath });
   const connection = postgresOptions(config, options);
   return new PostgresSchedulerStore({ database: () => openPostgres(connection) });
+}
+
+/** What the telemetry store is opened with besides `[storage]` and `[telemetry]`. */
+export interface TelemetryBackendOptions extends StorageBackendOptions {
+  /** Applied to every text stored (the system's redactor of configured secrets). */
+  readonly redact?: ((text: string) => string) | undefined;
+}
+
+/**
+ * The telemetry store `[storage]` picks: SQLite at `[telemetry] db_path` (default) or the PostgreSQL database,
+ * connected and migrated on first use; both keep `[telemetry] trace_max_runs` runs.
+ */
+export function openConfiguredTelemetryStore(
+  config: JarvisConfig,
+  options: TelemetryBackendOptions = {},
+): TelemetryBackend {
+  const { dbPath, traceMaxRuns: maxRuns } = config.telemetry;
+  const redact = options.redact === undefined ? {} : { redact: options.redact };
+  if (config.storage.backend !== 'postgres') {
+    return new SqliteTelemetryBackend(new TelemetryStore({ dbPath, maxRuns, ...redact }));
+  }
+  const connection = postgresOptions(config, options);
+  return new PostgresTelemetryStore({
+    database: () => openPostgres(connection),
+    location: redactDatabaseUrl(connection.url),
+    maxRuns,
+    onProblem: options.onProblem,
+    ...redact,
+  });
 }
 
 /**

@@ -39,7 +39,7 @@ import {
   InstrumentedEngine,
   type RunTracing,
   startRunTracing,
-  TelemetryStore,
+  type TelemetryBackend,
 } from '../telemetry/index.js';
 import {
   CodeInterpreterTool,
@@ -57,7 +57,11 @@ import {
   type SessionTurnDeps,
   streamSessionTurn,
 } from './session-turn.js';
-import { openConfiguredSchedulerStore, openPostgresMemory } from './storage-backends.js';
+import {
+  openConfiguredSchedulerStore,
+  openConfiguredTelemetryStore,
+  openPostgresMemory,
+} from './storage-backends.js';
 import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
 import { chooseModel, engineSelectionOf, type ResolvedEngine } from './system-engine.js';
 import { createRegisteredMemory } from './system-memory.js';
@@ -140,7 +144,7 @@ export class JarvisSystem {
   #memory: MemoryBackend | undefined;
   #scheduler: TaskScheduler | undefined;
   #schedulerStore: SchedulerStore | SchedulerStoreBackend | undefined;
-  #telemetry: TelemetryStore | undefined;
+  #telemetry: TelemetryBackend | undefined;
   #tracing: Promise<RunTracing> | undefined;
   #sessions: SessionStore | undefined;
   #sessionHistory: SessionHistory | undefined;
@@ -216,14 +220,10 @@ export class JarvisSystem {
     return tracing;
   }
 
-  /** The telemetry store (opened on first use). */
-  telemetry(): TelemetryStore {
+  /** The telemetry store `[storage]` picks (opened on first use; PostgreSQL connects on its first write or read). */
+  telemetry(): TelemetryBackend {
     this.#requireOpen();
-    this.#telemetry ??= new TelemetryStore({
-      dbPath: this.config.telemetry.dbPath,
-      redact: this.redact,
-      maxRuns: this.config.telemetry.traceMaxRuns,
-    });
+    this.#telemetry ??= openConfiguredTelemetryStore(this.config, { redact: this.redact });
     return this.#telemetry;
   }
 

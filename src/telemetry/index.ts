@@ -14,8 +14,17 @@ export {
   otlpTracesUrl,
   startOtlpExport,
 } from './otlp-export.js';
+export {
+  PostgresTelemetryStore,
+  type PostgresTelemetryStoreOptions,
+} from './postgres-telemetry-store.js';
 export { RunTracer, type RunTracerOptions } from './run-tracer.js';
 export { type RunTracing, type RunTracingOptions, startRunTracing } from './run-tracing.js';
+export {
+  SqliteTelemetryBackend,
+  type TelemetryBackend,
+  telemetryBackend,
+} from './telemetry-backend.js';
 export { type ModelPricing, PriceList, type PricingTable } from './telemetry-pricing.js';
 export {
   buildTelemetryRecord,

@@ -2,13 +2,14 @@ import type { EventBus, Redactor } from '../core/index.js';
 import { OpenTelemetryTraceSink } from './otel-trace-sink.js';
 import { type OtlpExportOptions, startOtlpExport } from './otlp-export.js';
 import { RunTracer } from './run-tracer.js';
+import type { TelemetryBackend } from './telemetry-backend.js';
 import type { TelemetryStore } from './telemetry-store.js';
 
 /** Options of `startRunTracing`. */
 export interface RunTracingOptions {
   readonly bus: EventBus;
   /** Where finished runs are stored (omit to keep no traces on disk). */
-  readonly store?: TelemetryStore;
+  readonly store?: Pick<TelemetryStore | TelemetryBackend, 'traceSink'>;
   readonly redact?: Redactor;
   /** Characters kept of each tool argument, result and error. */
   readonly maxTextChars?: number;

@@ -1,5 +1,6 @@
-import { createRedactor, type EventBus, JarvisError, type Redactor } from '../core/index.js';
+import { type EventBus, JarvisError, type Redactor } from '../core/index.js';
 import { findTelemetryRecordProblem, type TelemetryRecord } from './telemetry-record.js';
+import { redactTrace, storeRedactor } from './telemetry-redaction.js';
 import {
   openTelemetryDatabase,
   type SqliteDatabase,
@@ -29,9 +30,6 @@ export interface TelemetryStoreOptions {
 
 /** Runs kept when `maxRuns` is not given. */
 export const DEFAULT_TRACE_MAX_RUNS = 1000;
-
-/** Core's redaction of secret shapes only (no known values). */
-const redactShapes = createRedactor();
 
 const INSERT_SQL = `
 INSERT INTO telemetry (timestamp_ms, model, engine, prompt_tokens, completion_tokens, total_tokens,
@@ -75,9 +73,7 @@ export class TelemetryStore {
   /** Opens or creates the database; throws a `JarvisError` naming the file when it cannot be used. */
   constructor(options: TelemetryStoreOptions) {
     this.dbPath = options.dbPath;
-    const redact = options.redact;
-    this.#redact =
-      redact === undefined ? redactShapes : (text: string) => redactShapes(redact(text));
+    this.#redact = storeRedactor(options.redact);
     this.#maxRuns = options.maxRuns ?? DEFAULT_TRACE_MAX_RUNS;
     if (!Number.isSafeInteger(this.#maxRuns) || this.#maxRuns < 0) {
       throw new JarvisError({
@@ -229,25 +225,4 @@ function rowToRecord(row: RecordRow): TelemetryRecord {
   const { success, error, ...fields } = row;
   const record: TelemetryRecord = { ...fields, success: success === 1 };
   return error === null ? record : { ...record, error };
-}
-
-function redactTrace(trace: FinishedTrace, redact: Redactor): FinishedTrace {
-  const text = <T>(value: T): T => (typeof value === 'string' ? (redact(value) as T) : value);
-  const { error, ...summary } = trace.summary;
-  return {
-    ...trace,
-    summary: {
-      ...summary,
-      agent: redact(summary.agent),
-      model: redact(summary.model),
-      ...(error === undefined ? {} : { error: redact(error) }),
-    },
-    spans: trace.spans.map((span) => ({
-      ...span,
-      name: redact(span.name),
-      attributes: Object.fromEntries(
-        Object.entries(span.attributes).map(([key, value]) => [key, text(value)]),
-      ),
-    })),
-  };
 }

@@ -134,7 +134,7 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # answer_tokens = 1024
 
 [storage]
-# Where sessions, memory and the scheduler keep their data: "sqlite" (a file per store in the
+# Where sessions, memory, the scheduler and telemetry keep their data: "sqlite" (a file per store in the
 # home folder) or "postgres" (one database several machines share).
 # backend = "sqlite"
 # The PostgreSQL database when backend = "postgres" (env OPENJARVIS_DATABASE_URL wins); it holds a password,
