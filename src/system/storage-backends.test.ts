@@ -27,9 +27,16 @@ function config(text: string, env: Record<string, string> = {}) {
 
 describe('storage backends', () => {
   it('keeps SQLite by default', async () => {
-    const store = openConfiguredSessionStore(config('[sessions]\ndb_path = ":memory:"\n'));
-    expect(store).toBeInstanceOf(SqliteSessionStore);
-    await store.close();
+    const home = await mkdtemp(join(tmpdir(), 'jarvis-sessions-'));
+    try {
+      const dbPath = join(home, 'sessions.db');
+      const store = openConfiguredSessionStore(config(`[sessions]\ndb_path = "${dbPath}"\n`));
+      expect(store).toBeInstanceOf(SqliteSessionStore);
+      expect(store.location).toBe(dbPath);
+      await store.close();
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('asks for a url when backend = "postgres" has none, naming both places to set it', () => {
