@@ -19,13 +19,18 @@ import {
   StorageError,
 } from '../storage/index.js';
 import { queryTerms } from './fts-query.js';
-import { MEMORY_MIGRATIONS, tsqueryOf } from './postgres-memory-schema.js';
 import {
-  DEFAULT_TOP_K,
-  MAX_TOP_K,
+  invalid,
   type MemoryDocumentInput,
+  type PreparedDocument,
+  parseMetadata,
+  prepareDocument,
+  requireArray,
+  requireString,
+  resolveTopK,
   type SourceDocumentInput,
-} from './sqlite-memory.js';
+} from './memory-input.js';
+import { MEMORY_MIGRATIONS, tsqueryOf } from './postgres-memory-schema.js';
 
 /** Options of `PostgresMemory.open`. */
 export interface PostgresMemoryOptions {
@@ -38,12 +43,6 @@ export interface PostgresMemoryOptions {
   readonly clock?: Clock | undefined;
   /** Makes document ids; 32 lower-case hex characters by default. */
   readonly generateId?: (() => string) | undefined;
-}
-
-interface PreparedDocument {
-  readonly content: string;
-  readonly source: string;
-  readonly metadataJson: string;
 }
 
 interface DocumentRow {
@@ -277,53 +276,4 @@ function toResult(row: DocumentRow): MemoryResult {
     source: row.source,
     metadata: parseMetadata(row.metadata),
   };
-}
-
-function prepareDocument(document: MemoryDocumentInput, index: number): PreparedDocument {
-  if (!isPlainObject(document)) throw invalid(`document ${index} must be an object with content`);
-  const { content, source = '', metadata = {} } = document;
-  if (typeof content !== 'string') throw invalid(`document ${index}: content must be a string`);
-  if (typeof source !== 'string') throw invalid(`document ${index}: source must be a string`);
-  if (!isPlainObject(metadata)) throw invalid(`document ${index}: metadata must be a plain object`);
-  let metadataJson: string;
-  try {
-    // JSON escapes NUL as \u0000 text, which PostgreSQL text holds.
-    metadataJson = JSON.stringify(metadata);
-  } catch (cause) {
-    throw invalid(
-      `document ${index}: metadata must be JSON-serialisable (${describeError(cause)})`,
-    );
-  }
-  return { content, source, metadataJson };
-}
-
-function parseMetadata(text: string): Readonly<Record<string, unknown>> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isPlainObject(value) ? value : {};
-  } catch {
-    return {};
-  }
-}
-
-function resolveTopK(topK: number | undefined): number {
-  if (topK === undefined) return DEFAULT_TOP_K;
-  if (!Number.isSafeInteger(topK) || topK < 1) {
-    throw invalid(`topK must be a whole number of at least 1 (got ${String(topK)})`);
-  }
-  return Math.min(topK, MAX_TOP_K);
-}
-
-function requireArray(documents: unknown): void {
-  if (!Array.isArray(documents)) {
-    throw invalid('documents must be an array of { content, source?, metadata? } objects');
-  }
-}
-
-function requireString(name: string, value: unknown): void {
-  if (typeof value !== 'string') throw invalid(`${name} must be a string (got ${typeof value})`);
-}
-
-function invalid(message: string): JarvisError {
-  return new JarvisError({ code: 'invalid_argument', message });
 }

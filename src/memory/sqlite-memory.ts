@@ -13,14 +13,19 @@ import {
   systemClock,
 } from '../core/index.js';
 import { queryTerms } from './fts-query.js';
+import {
+  invalid,
+  type MemoryDocumentInput,
+  type PreparedDocument,
+  parseMetadata,
+  prepareDocument,
+  requireArray,
+  requireString,
+  resolveTopK,
+  type SourceDocumentInput,
+} from './memory-input.js';
 import { openMemoryDatabase, type SqliteDatabase } from './sqlite-memory-schema.js';
 import { DEFAULT_MAX_EXACT_POSTINGS, RankedSearch } from './sqlite-memory-search.js';
-
-/** Results a retrieval returns when `topK` is not given. */
-export const DEFAULT_TOP_K = 5;
-
-/** Most results one retrieval returns; a larger `topK` is lowered to this. */
-export const MAX_TOP_K = 100;
 
 /** Options of a `SQLiteMemory`. */
 export interface SQLiteMemoryOptions {
@@ -37,14 +42,6 @@ export interface SQLiteMemoryOptions {
   readonly maxExactPostings?: number;
 }
 
-/** A document to store: its text plus where it came from. */
-export interface MemoryDocumentInput extends StoreOptions {
-  readonly content: string;
-}
-
-/** A document of one source (`replaceSource` gives it the source). */
-export type SourceDocumentInput = Omit<MemoryDocumentInput, 'source'>;
-
 interface Statements {
   readonly insert: Database.Statement<[string, string, string, string, number]>;
   readonly byRowId: Database.Statement<[number], DocumentRow>;
@@ -60,12 +57,6 @@ interface DocumentRow {
   readonly content: string;
   readonly source: string;
   readonly metadata: string;
-}
-
-interface PreparedDocument {
-  readonly content: string;
-  readonly source: string;
-  readonly metadataJson: string;
 }
 
 /**
@@ -274,57 +265,15 @@ function prepareStatements(db: SqliteDatabase): Statements {
   };
 }
 
-function prepareDocument(document: MemoryDocumentInput, index: number): PreparedDocument {
-  if (!isPlainObject(document)) throw invalid(`document ${index} must be an object with content`);
-  const { content, source = '', metadata = {} } = document;
-  if (typeof content !== 'string') throw invalid(`document ${index}: content must be a string`);
-  if (typeof source !== 'string') throw invalid(`document ${index}: source must be a string`);
-  if (!isPlainObject(metadata)) throw invalid(`document ${index}: metadata must be a plain object`);
-  let metadataJson: string;
-  try {
-    metadataJson = JSON.stringify(metadata);
-  } catch (cause) {
-    throw invalid(
-      `document ${index}: metadata must be JSON-serialisable (${describeError(cause)})`,
-    );
-  }
-  return { content, source, metadataJson };
-}
-
-function parseMetadata(text: string): Readonly<Record<string, unknown>> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isPlainObject(value) ? value : {};
-  } catch {
-    // Rows written by other programs may hold anything; a bad metadata field must not hide the document.
-    return {};
-  }
-}
-
-function resolveTopK(topK: number | undefined): number {
-  if (topK === undefined) return DEFAULT_TOP_K;
-  if (!Number.isSafeInteger(topK) || topK < 1) {
-    throw invalid(`topK must be a whole number of at least 1 (got ${String(topK)})`);
-  }
-  return Math.min(topK, MAX_TOP_K);
-}
-
-function requireArray(documents: unknown): void {
-  if (!Array.isArray(documents)) {
-    throw invalid('documents must be an array of { content, source?, metadata? } objects');
-  }
-}
-
-function requireString(name: string, value: unknown): void {
-  if (typeof value !== 'string') throw invalid(`${name} must be a string (got ${typeof value})`);
-}
-
 function requireCount(name: string, value: number, minimum: number): void {
   if (!Number.isSafeInteger(value) || value < minimum) {
     throw invalid(`${name} must be a whole number of at least ${minimum} (got ${String(value)})`);
   }
 }
 
-function invalid(message: string): JarvisError {
-  return new JarvisError({ code: 'invalid_argument', message });
-}
+export {
+  DEFAULT_TOP_K,
+  MAX_TOP_K,
+  type MemoryDocumentInput,
+  type SourceDocumentInput,
+} from './memory-input.js';
