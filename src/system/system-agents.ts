@@ -49,9 +49,11 @@ export function isTemplateAgent(entry: unknown): boolean {
  * agents, with a did-you-mean), a template such as `custom` gives `invalid_argument` saying how to use it.
  */
 export function checkRunnableAgent(name: string, registry: Registry<AgentRegistryEntry>): void {
+  const known = registry.contains(name);
+  if (known && !isTemplateAgent(registry.get(name))) return; // every run passes here: no list built
   const runnable = registry.keys().filter((key) => !isTemplateAgent(registry.get(key)));
-  if (!registry.contains(name)) throw unknownAgentError(name, runnable);
-  if (isTemplateAgent(registry.get(name))) throw templateAgentError(name, runnable);
+  if (!known) throw unknownAgentError(name, runnable);
+  throw templateAgentError(name, runnable);
 }
 
 /** The error for running a template agent by its key. */

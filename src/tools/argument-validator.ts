@@ -12,9 +12,8 @@ export type ArgumentValidator = (args: Record<string, unknown>) => ArgumentCheck
 
 const MAX_PROBLEMS = 8;
 
-// One Ajv for the process, loaded on the first compile (the CLI's start-up never pays for it); compiled
-// validators are cached per schema object, so each tool compiles once. Scalars are coerced ("5" for an
-// integer) because small local models often quote numbers.
+// One Ajv for the process, loaded on the first compile (the CLI's start-up never pays for it). Scalars are
+// coerced ("5" for an integer) because small local models often quote numbers.
 let ajv: Ajv | undefined;
 
 function sharedAjv(): Ajv {
@@ -29,15 +28,38 @@ function sharedAjv(): Ajv {
   });
   return ajv;
 }
-const cache = new WeakMap<object, ArgumentValidator>();
 
-/** Compiles (once per schema object) a validator for a tool's parameters schema; throws on an invalid schema. */
+/** How many distinct schema texts keep a compiled validator (least recently used ones are dropped). */
+export const MAX_COMPILED_SCHEMAS = 256;
+
+/** A compiled schema: the object Ajv compiled (its cache key, to drop it again) and the validator. */
+interface Compiled {
+  readonly schema: object;
+  readonly validator: ArgumentValidator;
+}
+
+// Tools are often built anew for every run (a new spec, so a new schema object each time). Validators are
+// therefore cached by the schema's JSON text, least recently used first out: a run over an equal schema reuses
+// the compiled one. Ajv keeps every schema object it compiled in a cache of its own, so a validator dropped
+// here is removed from Ajv too; without both, the process kept one compiled validator per run forever.
+const byText = new Map<string, Compiled>();
+const byObject = new WeakMap<object, ArgumentValidator>();
+
+/**
+ * Compiles a validator for a tool's parameters schema, once per distinct schema text (equal schemas share one
+ * validator); throws on an invalid schema.
+ */
 export function compileArgumentValidator(schema: JsonSchema, toolName: string): ArgumentValidator {
-  const cached = cache.get(schema);
-  if (cached !== undefined) return cached;
-  const validator = isEmptySchema(schema) ? acceptAnything : wrap(compile(schema, toolName));
-  cache.set(schema, validator);
+  const known = byObject.get(schema);
+  if (known !== undefined) return known;
+  const validator = isEmptySchema(schema) ? acceptAnything : cachedValidator(schema, toolName);
+  byObject.set(schema, validator);
   return validator;
+}
+
+/** How many compiled validators the cache holds (each also held by Ajv); for tests and diagnostics. */
+export function compiledValidatorCount(): number {
+  return byText.size;
 }
 
 const VALID: ArgumentCheck = { ok: true };
@@ -47,12 +69,43 @@ function isEmptySchema(schema: JsonSchema): boolean {
   return Object.keys(schema).length === 0;
 }
 
-function compile(schema: JsonSchema, toolName: string): ValidateFunction {
+function cachedValidator(schema: JsonSchema, toolName: string): ArgumentValidator {
   // `$schema` names a draft this Ajv may not have loaded; the keywords tools use are the same across drafts.
   const { $schema: _draft, ...rest } = schema;
+  const text = schemaText(rest);
+  if (text === undefined) return wrap(compile(rest, toolName)); // not JSON (a cycle): compiled on its own
+  const hit = byText.get(text);
+  if (hit !== undefined) {
+    byText.delete(text); // most recently used last
+    byText.set(text, hit);
+    return hit.validator;
+  }
+  const compiled: Compiled = { schema: rest, validator: wrap(compile(rest, toolName)) };
+  byText.set(text, compiled);
+  if (byText.size > MAX_COMPILED_SCHEMAS) dropOldest();
+  return compiled.validator;
+}
+
+function schemaText(schema: object): string | undefined {
   try {
-    return sharedAjv().compile(rest);
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
+}
+
+function dropOldest(): void {
+  const oldest = byText.entries().next().value;
+  if (oldest === undefined) return;
+  byText.delete(oldest[0]);
+  sharedAjv().removeSchema(oldest[1].schema);
+}
+
+function compile(schema: object, toolName: string): ValidateFunction {
+  try {
+    return sharedAjv().compile(schema);
   } catch (cause) {
+    sharedAjv().removeSchema(schema); // Ajv caches a schema before it finds it invalid
     throw new JarvisError({
       code: 'invalid_tool_definition',
       message: `Tool '${toolName}' has an invalid parameters JSON Schema: ${cause instanceof Error ? cause.message : String(cause)}`,

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../core/index.js';
+import { CalculatorTool } from './builtin/calculator/calculator.js';
 import { DeadlineQueue } from './deadline-queue.js';
+import { ToolExecutor } from './executor.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -38,5 +40,41 @@ describe('DeadlineQueue', () => {
     expect(expired).toEqual([]);
     await vi.advanceTimersByTimeAsync(20);
     expect(expired).toEqual(['second']);
+  });
+
+  it('clears its timer once nothing is pending and arms a fresh one for the next deadline', async () => {
+    vi.useFakeTimers();
+    const queue = new DeadlineQueue(systemClock);
+    const now = performance.now();
+    const expired: string[] = [];
+    const a = queue.add(now + 30_000, () => expired.push('a'));
+    const b = queue.add(now + 40_000, () => expired.push('b'));
+    expect(vi.getTimerCount()).toBe(1);
+    queue.remove(a);
+    expect(queue.armed).toBe(true);
+    queue.remove(b);
+    expect(queue.armed).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+    // A later deadline than the cleared timer's must still get a timer of its own.
+    queue.add(performance.now() + 50_000, () => expired.push('c'));
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(49_999);
+    expect(expired).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(expired).toEqual(['c']);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('leaves no timer behind after a run of tool calls through the executor', async () => {
+    vi.useFakeTimers();
+    const executor = new ToolExecutor([new CalculatorTool()]);
+    for (let i = 0; i < 3; i++) {
+      const result = await executor.execute({
+        name: 'calculator',
+        arguments: { expression: '2+2' },
+      });
+      expect(result.content).toBe('4');
+    }
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

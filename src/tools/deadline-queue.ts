@@ -7,9 +7,10 @@ export interface Deadline {
 }
 
 /**
- * Many deadlines on one timer. Starting and clearing a Node timer per tool call was the largest cost of a
- * fast call, so calls register here instead: one timer is armed for the earliest deadline, and it is
- * unref'd while nothing is pending so that an idle queue never keeps the process alive.
+ * Many deadlines on one timer: one timer is armed for the earliest deadline, and calls that finish sooner
+ * only add and remove an entry. Once nothing is pending the timer is cleared: a Node timer keeps the async
+ * context it was armed in (a run's trace, through AsyncLocalStorage) until it fires, and a tool's timeout is
+ * long (30 s by default), so a timer left armed held every finished run that long.
  */
 export class DeadlineQueue {
   readonly #clock: Clock;
@@ -26,18 +27,28 @@ export class DeadlineQueue {
     const deadline: Deadline = { dueMs, expire };
     this.#pending.add(deadline);
     if (deadline.dueMs < this.#armedForMs) this.#arm(deadline.dueMs);
-    else if (this.#pending.size === 1) this.#timer?.ref();
     return deadline;
   }
 
   /** Forgets a deadline (its work finished); unknown deadlines are ignored. */
   remove(deadline: Deadline): void {
-    if (this.#pending.delete(deadline) && this.#pending.size === 0) this.#timer?.unref();
+    if (this.#pending.delete(deadline) && this.#pending.size === 0) this.#disarm();
   }
 
   /** Number of deadlines still pending. */
   get size(): number {
     return this.#pending.size;
+  }
+
+  /** Whether a timer is armed (only while deadlines are pending). */
+  get armed(): boolean {
+    return this.#timer !== undefined;
+  }
+
+  #disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedForMs = Number.POSITIVE_INFINITY;
   }
 
   #arm(dueMs: number): void {
