@@ -1,11 +1,15 @@
 // SQLite memory benchmark: retrieval latency (p50/p95) at 10,000 and 100,000 stored chunks and indexing
-// throughput, each next to a baseline measured in the same run (a linear scan in JS, a plain SQLite insert).
+// throughput, each next to a baseline measured in the same run (a linear scan in JS, a plain SQLite insert);
+// then PostgreSQL (issue 19) with the same 100,000 chunks and queries, timed interleaved with SQLite.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import type { indexPath, SQLiteMemory } from '../src/memory/index.js';
+import type { indexPath, queryTerms, SQLiteMemory } from '../src/memory/index.js';
+import type { tsqueryOf } from '../src/memory/postgres-memory-schema.js';
 import { library } from './library.js';
+import { openPostgresMemory } from './memory-postgres.js';
 
 /** The parts of the library this benchmark uses. */
 export interface MemoryLibrary {
@@ -19,6 +23,8 @@ export interface MemoryBenchOptions {
   readonly quick?: boolean;
   /** The implementation to measure; the built package (`dist/`) by default. */
   readonly implementation?: MemoryLibrary;
+  /** Leave out the PostgreSQL side. */
+  readonly skipPostgres?: boolean;
 }
 
 /** One latency case: percentiles over individually timed operations. */
@@ -91,6 +97,48 @@ export async function measureLatency<T>(options: {
   return options.baseline === undefined ? row : { ...row, baseline: options.baseline };
 }
 
+/** One operation of `measureInterleaved`. */
+interface NamedOperation<T> {
+  readonly name: string;
+  readonly baseline?: string;
+  readonly operation: (input: T) => unknown;
+}
+
+/**
+ * Like `measureLatency` for several operations at once: on each input every operation is timed in turn (the
+ * order alternating from one input to the next), so load from other processes hits them alike.
+ */
+export async function measureInterleaved<T>(
+  operations: readonly NamedOperation<T>[],
+  inputs: readonly T[],
+  repetitions: number,
+): Promise<LatencyRow[]> {
+  const times = operations.map((): number[] => []);
+  for (const [index, input] of inputs.entries()) {
+    const order = operations.map((_, i) => (index % 2 === 0 ? i : operations.length - 1 - i));
+    for (const which of order) {
+      let fastest = Number.POSITIVE_INFINITY;
+      for (let run = 0; run < repetitions; run += 1) {
+        const started = performance.now();
+        const value = operations[which]?.operation(input);
+        if (value instanceof Promise) await value;
+        fastest = Math.min(fastest, performance.now() - started);
+      }
+      times[which]?.push(fastest);
+    }
+  }
+  return operations.map((operation, i) => {
+    const values = times[i] ?? [];
+    const row = {
+      name: operation.name,
+      p50Ms: percentile(values, 50),
+      p95Ms: percentile(values, 95),
+      samples: values.length,
+    };
+    return operation.baseline === undefined ? row : { ...row, baseline: operation.baseline };
+  });
+}
+
 function formatMs(ms: number): string {
   return ms >= 100
     ? `${ms.toFixed(0)} ms`
@@ -134,7 +182,7 @@ export function formatMemoryReport(
     return [row.name, `${Math.round(row.chunksPerSecond).toLocaleString('en-US')} chunks/s`, ratio];
   });
   return [
-    '## Memory: SQLite FTS5 retrieval latency and indexing throughput',
+    '## Memory: SQLite FTS5 (and PostgreSQL tsvector) retrieval latency and indexing throughput',
     ...table(['case', 'p50', 'p95', 'queries', 'p95 ratio'], latencyRows),
     '',
     ...table(['indexing case', 'throughput', 'ratio'], throughputRows),
@@ -291,7 +339,10 @@ function plainInsertRate(directory: string, chunks: readonly string[]): number {
 
 // ---- the cases --------------------------------------------------------------------------------------------------
 
-async function storeRate(memory: SQLiteMemory, chunks: readonly string[]): Promise<number> {
+async function storeRate(
+  memory: Pick<SQLiteMemory, 'storeMany'>,
+  chunks: readonly string[],
+): Promise<number> {
   const started = performance.now();
   for (let start = 0; start < chunks.length; start += BATCH) {
     await memory.storeMany(
@@ -404,11 +455,12 @@ export async function memoryBenchSuite(options: MemoryBenchOptions = {}): Promis
   const directory = mkdtempSync(join(tmpdir(), 'openjarvis-memory-bench-'));
   const chunks = generateChunks(LARGE, 20_240_601);
   const queries = generateQueries(chunks.slice(0, SMALL), quick ? 60 : 150, 7);
+  const postgres = options.skipPostgres !== true;
   const run = async (): Promise<string> => {
     const dbPath = join(directory, 'memory.db');
     const memory = new lib.SQLiteMemory({ dbPath });
     try {
-      return await measureAll({ lib, directory, dbPath, memory, chunks, queries, quick });
+      return await measureAll({ lib, directory, dbPath, memory, chunks, queries, quick, postgres });
     } finally {
       await memory.close();
     }
@@ -425,7 +477,87 @@ interface RunContext {
   readonly chunks: readonly string[];
   readonly queries: readonly string[];
   readonly quick: boolean;
+  readonly postgres: boolean;
 }
+
+/** What the PostgreSQL side adds to the report. */
+interface PostgresPart {
+  readonly latency: readonly LatencyRow[];
+  readonly throughput: readonly ThroughputRow[];
+  readonly notes: readonly string[];
+}
+
+const SQLITE_INTERLEAVED = `SQLite retrieve top ${TOP_K}, 100,000 chunks (interleaved with PostgreSQL)`;
+
+/**
+ * The same 100,000 chunks stored in PostgresMemory (timed), then every query on both backends, interleaved;
+ * and the plan of the slowest PostgreSQL query.
+ */
+async function postgresCases(context: RunContext, plain: string): Promise<PostgresPart> {
+  if (!context.postgres) return { latency: [], throughput: [], notes: [] };
+  const side = await openPostgresMemory();
+  if ('skipped' in side)
+    return { latency: [], throughput: [], notes: [`PostgreSQL side ${side.skipped}`] };
+  try {
+    const rate = await storeRate(side.memory, context.chunks);
+    await side.query('VACUUM ANALYZE jarvis_memory_documents', []);
+    const { memory, queries } = context;
+    for (const query of queries.slice(0, 20)) await side.memory.retrieve(query, { topK: TOP_K });
+    const retrieve = (target: Pick<SQLiteMemory, 'retrieve'>) => (query: string) =>
+      target.retrieve(query, { topK: TOP_K });
+    const latency = await measureInterleaved(
+      [
+        { name: SQLITE_INTERLEAVED, operation: retrieve(memory) },
+        {
+          name: `PostgreSQL retrieve top ${TOP_K}, 100,000 chunks`,
+          baseline: SQLITE_INTERLEAVED,
+          operation: retrieve(side.memory),
+        },
+      ],
+      queries,
+      REPETITIONS,
+    );
+    const notes = await slowestPlan(side, queries);
+    const name = 'PostgresMemory storeMany, empty -> 100,000 chunks (fsync on)';
+    return { latency, throughput: [{ name, baseline: plain, chunksPerSecond: rate }], notes };
+  } finally {
+    await side.close();
+  }
+}
+
+/** EXPLAIN ANALYZE of the query PostgreSQL answers slowest: where its time goes. */
+async function slowestPlan(
+  side: { query: (sql: string, params: readonly unknown[]) => Promise<unknown[]> },
+  queries: readonly string[],
+): Promise<string[]> {
+  const dist = (path: string) => new URL(`../dist/memory/${path}`, import.meta.url).href;
+  const terms = ((await import(dist('index.js'))) as { queryTerms: typeof queryTerms }).queryTerms;
+  const toTsquery = (
+    (await import(dist('postgres-memory-schema.js'))) as { tsqueryOf: typeof tsqueryOf }
+  ).tsqueryOf;
+  let slowest = { ms: -1, tsquery: '' };
+  for (const query of queries) {
+    const tsquery = toTsquery(terms(query));
+    if (tsquery === '') continue;
+    const started = performance.now();
+    await side.query(SEARCH_SQL, [tsquery, TOP_K]);
+    const ms = performance.now() - started;
+    if (ms > slowest.ms) slowest = { ms, tsquery };
+  }
+  const plan = (await side.query(`EXPLAIN (ANALYZE, BUFFERS) ${SEARCH_SQL}`, [
+    slowest.tsquery,
+    TOP_K,
+  ])) as { 'QUERY PLAN': string }[];
+  return [
+    `PostgreSQL's slowest query (${formatMs(slowest.ms)}), to_tsquery('english', ${JSON.stringify(slowest.tsquery)}):`,
+    ...plan.map((row) => `  ${row['QUERY PLAN']}`),
+  ];
+}
+
+/** PostgresMemory.retrieve's statement. */
+const SEARCH_SQL = `SELECT id, content, escaped, source, metadata, ts_rank_cd(tsv, q)::float8 AS score
+  FROM jarvis_memory_documents, to_tsquery('english', $1) AS q
+  WHERE tsv @@ q ORDER BY score DESC, row_id LIMIT $2`;
 
 async function measureAll(context: RunContext): Promise<string> {
   const { lib, directory, memory, chunks, queries, quick } = context;
@@ -438,16 +570,18 @@ async function measureAll(context: RunContext): Promise<string> {
   const largeRetrieval = await retrievalCases(context, '100,000', true);
   const largeScan = await scanCase(chunks, queries.slice(0, quick ? 3 : 6), '100,000');
   const fileRate = await indexPathRate(lib, directory, chunks.slice(0, 2_500));
+  const plain = 'plain SQLite insert (no FTS)';
+  const postgres = await postgresCases(context, plain);
   const against = (rows: readonly LatencyRow[], scan: LatencyRow) =>
     rows.map((row) => ({ ...row, baseline: scan.name }));
   const largeP95 = largeRetrieval.rows[0]?.p95Ms ?? Number.NaN;
-  const plain = 'plain SQLite insert (no FTS)';
   return formatMemoryReport(
     [
       ...against(smallRetrieval.rows, smallScan),
       smallScan,
       ...against(largeRetrieval.rows, largeScan),
       largeScan,
+      ...postgres.latency,
     ],
     [
       { name: plain, chunksPerSecond: plainRate },
@@ -458,11 +592,22 @@ async function measureAll(context: RunContext): Promise<string> {
         baseline: plain,
         chunksPerSecond: fileRate,
       },
+      ...postgres.throughput,
     ],
     [
       `retrieval: known-item queries of 2-4 words; each timed ${REPETITIONS} times, the fastest kept (filters out other processes)`,
       `bounded ranking returned exactly the exact-BM25 top ${TOP_K} for ${largeRetrieval.agreementPercent?.toFixed(1)}% of queries at 100,000 chunks`,
       `goal: retrieval p95 under ${GOAL_P95_MS} ms at 100,000 chunks: ${largeP95 < GOAL_P95_MS ? 'met' : 'NOT met'} (${formatMs(largeP95)})`,
+      ...postgres.notes,
     ],
   );
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const bench = await memoryBenchSuite({ quick: process.argv.includes('--quick') });
+  try {
+    console.log(await bench.run());
+  } finally {
+    await bench.close();
+  }
 }

@@ -1,12 +1,13 @@
 // `jarvis serve` under load: 50 concurrent keep-alive clients (undici) through the real server next to 50
 // concurrent in-process runs of the same agent (SDK) in the same run, and the server's memory after 1,000 and
 // after 10,000 requests.
-// Usage: node --import tsx bench/serve.bench.ts [--quick] [--dist=<dir>]
+// Usage: node --import tsx bench/serve.bench.ts [--quick] [--dist=<dir>] [--only=throughput|leak] [--telemetry=off]
 // (measures dist: run `npm run build` first; --dist measures another build of the library, such as
 // `tsc -p tsconfig.build.json --outDir <dir>`, to compare two versions on the same machine)
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
@@ -72,6 +73,8 @@ async function runChild(): Promise<void> {
   const server = (await import(dist('server/index.js'))) as typeof Server;
   const testing = (await import(dist('testing/index.js'))) as typeof Testing;
   const home = await mkdtemp(join(tmpdir(), 'jarvis-serve-bench-'));
+  if (process.argv.includes('--telemetry=off'))
+    await writeFile(join(home, 'config.toml'), '[telemetry]\nenabled = false\n');
   const jarvis = new library.Jarvis({
     engine: endlessEngine(testing),
     env: { OPENJARVIS_HOME: home },
@@ -102,7 +105,35 @@ async function runChild(): Promise<void> {
       .then(() => rm(home, { recursive: true, force: true }))
       .finally(() => process.exit(0));
   });
-  process.send?.({ url: running.url });
+  const bare = await startBareServer();
+  process.on('disconnect', () => bare.close());
+  process.send?.({ url: running.url, bareUrl: bare.url });
+}
+
+/**
+ * The floor of any HTTP server on this machine: a bare Hono app on @hono/node-server (what jarvis serve is built
+ * on) that parses the request and answers a fixed completion, in the same process, under the same clients.
+ */
+async function startBareServer(): Promise<{ readonly url: string; close(): void }> {
+  const { Hono } = await import('hono');
+  const { createAdaptorServer } = await import('@hono/node-server');
+  const app = new Hono();
+  app.post('/v1/chat/completions', async (c) => {
+    const request = JSON.parse(await c.req.text()) as { model: string };
+    return c.json({
+      id: 'chatcmpl-bare',
+      object: 'chat.completion',
+      created: 0,
+      model: request.model,
+      choices: [
+        { index: 0, message: { role: 'assistant', content: ANSWER }, finish_reason: 'stop' },
+      ],
+    });
+  });
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
 async function answerCommand(command: ChildCommand, ask: () => Promise<void>): Promise<unknown> {
@@ -167,19 +198,27 @@ async function loadCount(clients: number, count: number, once: () => Promise<voi
 interface ServerChild {
   readonly child: ChildProcess;
   readonly url: string;
+  /** The bare Hono server of the same process (the HTTP floor). */
+  readonly bareUrl: string;
   command<T>(command: ChildCommand): Promise<T>;
 }
 
-async function startChild(distDir: string | undefined): Promise<ServerChild> {
-  const args = distDir === undefined ? [CHILD_FLAG] : [CHILD_FLAG, `--dist=${distDir}`];
+async function startChild(options: ServeBenchOptions): Promise<ServerChild> {
+  const args = [
+    CHILD_FLAG,
+    ...(options.distDir === undefined ? [] : [`--dist=${options.distDir}`]),
+    ...(options.telemetry === false ? ['--telemetry=off'] : []),
+  ];
   const child = fork(fileURLToPath(import.meta.url), args, {
     execArgv: [...process.execArgv, '--expose-gc'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (message) => resolve((message as { url: string }).url));
-    child.once('exit', (code) => reject(new Error(`the server process exited early (${code})`)));
-  });
+  const { url, bareUrl } = await new Promise<{ url: string; bareUrl: string }>(
+    (resolve, reject) => {
+      child.once('message', (message) => resolve(message as { url: string; bareUrl: string }));
+      child.once('exit', (code) => reject(new Error(`the server process exited early (${code})`)));
+    },
+  );
   // One command at a time: each reply answers the oldest command waiting.
   const waiting: { resolve: (value: unknown) => void; reject: (error: Error) => void }[] = [];
   child.on('message', (message: { reply?: unknown; error?: string }) => {
@@ -190,6 +229,7 @@ async function startChild(distDir: string | undefined): Promise<ServerChild> {
   return {
     child,
     url,
+    bareUrl,
     command: <T>(command: ChildCommand) =>
       new Promise<T>((resolve, reject) => {
         waiting.push({ resolve: resolve as (value: unknown) => void, reject });
@@ -228,14 +268,23 @@ async function servedModel(url: string): Promise<string> {
 }
 
 /**
- * One fixed-time HTTP load on a fresh keep-alive pool (closed after it): between samples the server's
- * keep-alive timeout may close idle connections, and a request racing that close would fail.
+ * One fixed-time HTTP load on a fresh keep-alive pool (closed after it; its connections are opened before the
+ * clock starts): between samples the server's keep-alive timeout may close idle connections, and a request
+ * racing that close would fail.
  */
-async function httpSample(server: ServerChild, model: string, durationMs: number) {
-  const pool = new Pool(server.url, { connections: CLIENTS, pipelining: 1 });
+async function httpSample(
+  server: ServerChild,
+  model: string,
+  durationMs: number,
+  url: string = server.url,
+): Promise<LoadSample> {
+  const pool = new Pool(url, { connections: CLIENTS, pipelining: 1 });
   try {
+    const ask = httpAsk(pool, model);
+    // Open the connections first (one request on each, not measured): the in-process side has none to open.
+    await Promise.all(Array.from({ length: CLIENTS }, ask));
     const cpuBefore = await server.command<number>({ cmd: 'cpu' });
-    const sample = await loadFor(CLIENTS, durationMs, httpAsk(pool, model));
+    const sample = await loadFor(CLIENTS, durationMs, ask);
     const serverCpuUs = (await server.command<number>({ cmd: 'cpu' })) - cpuBefore;
     return { ...sample, serverCpuUs };
   } finally {
@@ -262,6 +311,8 @@ export interface ServeBenchOptions {
   readonly quick?: boolean;
   /** The build of the library to measure (default: the repository's dist). */
   readonly distDir?: string | undefined;
+  /** Telemetry and run traces stored as in a default home (default true); false writes `[telemetry] enabled = false`. */
+  readonly telemetry?: boolean | undefined;
   /** Only one of the two parts (default: both). */
   readonly only?: 'throughput' | 'leak' | undefined;
 }
@@ -273,11 +324,11 @@ export interface ServeBenchOptions {
 export async function serveBench(options: ServeBenchOptions = {}): Promise<string> {
   const rounds = options.quick ? 3 : 7;
   const durationMs = options.quick ? 500 : 1500;
-  const { distDir, only } = options;
-  const throughput = only === 'leak' ? [] : await measureThroughput(rounds, durationMs, distDir);
-  const leak = only === 'throughput' ? [] : await measureLeak(1_000, 10_000, distDir);
+  const { only } = options;
+  const throughput = only === 'leak' ? [] : await measureThroughput(rounds, durationMs, options);
+  const leak = only === 'throughput' ? [] : await measureLeak(1_000, 10_000, options);
   return [
-    `jarvis serve: ${CLIENTS} concurrent clients, orchestrator + calculator over a scripted model (2 model calls + 1 tool call per request), ${rounds} rounds × ${durationMs} ms per side, medians`,
+    `jarvis serve: ${CLIENTS} concurrent clients, orchestrator + calculator over a scripted model (2 model calls + 1 tool call per request), ${rounds} rounds × ${durationMs} ms per side, medians; telemetry ${options.telemetry === false ? 'off' : 'on'}`,
     ...throughput,
     ...leak,
   ].join('\n');
@@ -286,25 +337,32 @@ export async function serveBench(options: ServeBenchOptions = {}): Promise<strin
 async function measureThroughput(
   rounds: number,
   durationMs: number,
-  distDir: string | undefined,
+  options: ServeBenchOptions,
 ): Promise<string[]> {
-  const server = await startChild(distDir);
+  const server = await startChild(options);
   try {
     const model = await servedModel(server.url);
-    await httpSample(server, model, 500); // warm-up of both sides
-    await inProcessSample(server, 500);
-    const http: LoadSample[] = [];
-    const inProcess: LoadSample[] = [];
+    // The three sides, each round starting with the next one (so none always runs first).
+    const sides = [
+      (ms: number) => inProcessSample(server, ms),
+      (ms: number) => httpSample(server, model, ms),
+      (ms: number) => httpSample(server, model, ms, server.bareUrl),
+    ];
+    for (const side of sides) await side(500); // warm-up
+    const samples: LoadSample[][] = sides.map(() => []);
+    const loads: number[] = [];
     for (let round = 0; round < rounds; round++) {
-      if (round % 2 === 0) {
-        http.push(await httpSample(server, model, durationMs));
-        inProcess.push(await inProcessSample(server, durationMs));
-      } else {
-        inProcess.push(await inProcessSample(server, durationMs));
-        http.push(await httpSample(server, model, durationMs));
+      for (let i = 0; i < sides.length; i++) {
+        const index = (round + i) % sides.length;
+        samples[index]?.push(await (sides[index] as (typeof sides)[0])(durationMs));
       }
+      loads.push(loadavg()[0] ?? Number.NaN);
     }
-    return throughputTable(http, inProcess);
+    const [inProcess = [], http = [], bare = []] = samples;
+    return [
+      `load average (1 min) during the rounds: ${loads.map((load) => load.toFixed(1)).join(', ')} on ${availableParallelism()} cores`,
+      ...throughputTable(http, inProcess, bare),
+    ];
   } finally {
     server.child.disconnect();
   }
@@ -313,9 +371,9 @@ async function measureThroughput(
 async function measureLeak(
   first: number,
   total: number,
-  distDir: string | undefined,
+  options: ServeBenchOptions,
 ): Promise<string[]> {
-  const server = await startChild(distDir);
+  const server = await startChild(options);
   try {
     const model = await servedModel(server.url);
     await httpCount(server, model, first);
@@ -334,7 +392,11 @@ async function measureLeak(
   }
 }
 
-function throughputTable(http: readonly LoadSample[], inProcess: readonly LoadSample[]): string[] {
+function throughputTable(
+  http: readonly LoadSample[],
+  inProcess: readonly LoadSample[],
+  bare: readonly LoadSample[],
+): string[] {
   const row = (name: string, samples: readonly LoadSample[]) => {
     const rps = median(samples.map((s) => (s.requests * 1000) / s.elapsedMs));
     const p50 = median(samples.map((s) => percentile(s.latenciesMs, 0.5)));
@@ -342,7 +404,11 @@ function throughputTable(http: readonly LoadSample[], inProcess: readonly LoadSa
     const cpuMs = median(samples.map((s) => s.serverCpuUs / 1000 / s.requests));
     return { name, rps, p50, p99, cpuMs };
   };
-  const rows = [row('in-process (SDK askFull)', inProcess), row('jarvis serve (HTTP)', http)];
+  const rows = [
+    row('in-process (SDK askFull)', inProcess),
+    row('jarvis serve (HTTP)', http),
+    row('bare Hono (HTTP floor)', bare),
+  ];
   const base = rows[0]?.rps ?? Number.NaN;
   const lines = [
     `${'case'.padEnd(26)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'server CPU ms/req'.padStart(19)}${'× in-process req/s'.padStart(20)}`,
@@ -354,7 +420,10 @@ function throughputTable(http: readonly LoadSample[], inProcess: readonly LoadSa
         .padStart(9)}${r.cpuMs.toFixed(3).padStart(19)}${(r.rps / base).toFixed(2).padStart(20)}`,
     );
   }
-  lines.push('goal: jarvis serve req/s ≥ 0.80× in-process');
+  lines.push(
+    'goal: jarvis serve req/s ≥ 0.80× in-process. The bare row answers a fixed JSON with no agent: what HTTP',
+    'alone costs here (its CPU column is the server side only; the clients run in the bench process, on the same cores).',
+  );
   return lines;
 }
 
@@ -379,6 +448,7 @@ if (process.argv.includes(CHILD_FLAG)) {
     await serveBench({
       quick: process.argv.includes('--quick'),
       distDir: distArgument(process.argv),
+      telemetry: !process.argv.includes('--telemetry=off'),
       only: only === 'throughput' || only === 'leak' ? only : undefined,
     }),
   );
