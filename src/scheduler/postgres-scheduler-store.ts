@@ -527,8 +527,11 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
   async nextWakeMs(): Promise<number | undefined> {
     const [row] = await this.#query<{ at: number | null }>(
       `SELECT LEAST(
-         (SELECT MIN(next_run_ms) FROM scheduler_tasks s WHERE status = 'active' AND next_run_ms IS NOT NULL
-            AND NOT EXISTS (SELECT 1 FROM scheduler_runs r WHERE r.task_id = s.id AND r.status = 'running')),
+         -- ORDER BY ... LIMIT 1 walks the (status, next_run_ms) index from the earliest; MIN() with the
+         -- NOT EXISTS was planned as a scan of every active task on each tick.
+         (SELECT next_run_ms FROM scheduler_tasks s WHERE status = 'active' AND next_run_ms IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM scheduler_runs r WHERE r.task_id = s.id AND r.status = 'running')
+          ORDER BY next_run_ms LIMIT 1),
          (SELECT MIN(lease_expires_ms) FROM scheduler_runs WHERE status = 'running')) AS at`,
     );
     return row?.at ?? undefined;
