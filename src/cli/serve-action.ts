@@ -29,7 +29,8 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
     const described = await checkRun(system, flags, io);
     const server = await startJarvisServer(serverOptions(system, flags, host, apiKey, io));
     io.stderr.write(
-      `Serving ${described} at ${server.url}/v1 (OpenAI-compatible${apiKey === undefined ? '' : ', API key required'}). Press Ctrl-C to stop.\n`,
+      `Serving ${described} at ${server.url}/v1 (OpenAI-compatible${apiKey === undefined ? '' : ', API key required'}). Press Ctrl-C to stop.\n` +
+        `Web page: ${server.url}/\n`,
     );
     await untilAborted(io.signal);
     await server.close();

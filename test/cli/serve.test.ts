@@ -149,6 +149,7 @@ describe('jarvis serve (built CLI)', () => {
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(143);
     expect(serve.stderr()).toMatch(/Press Ctrl-C to stop/);
+    expect(serve.stderr()).toContain(`Web page: ${serve.baseUrl.replace(/\/v1$/, '/')}`);
     expect(serve.stderr()).not.toContain('sk-serve-secret-key');
   });
 
