@@ -9,13 +9,9 @@ import {
 import type { ApiError } from './openai-error.js';
 
 /** What a streamed answer needs besides the agent's events. */
-export interface SseStreamOptions {
+export interface SseStreamOptions extends FrameStreamHooks {
   readonly identity: CompletionIdentity;
   readonly includeUsage: boolean;
-  /** Called once when the stream ends, however it ends (success, failure, client gone). */
-  readonly onEnd: () => void;
-  /** Called when the client goes away (the run must be aborted). */
-  readonly onCancel: () => void;
   /** The API error a failed run is reported as (an SSE `error` event, then the stream closes). */
   readonly failure: (error: unknown) => ApiError;
 }
@@ -29,13 +25,31 @@ export function sseBody(
   events: AsyncIterable<AgentStreamEvent>,
   options: SseStreamOptions,
 ): ReadableStream<Uint8Array> {
-  const frames = sseFrames(events, options);
+  return frameStream(sseFrames(events, options), options);
+}
+
+/** What a frame stream tells its owner. */
+export interface FrameStreamHooks {
+  /** Called once when the stream ends, however it ends (done, failed, client gone). */
+  readonly onEnd: () => void;
+  /** Called when the client goes away, before the frames are closed (the run must be aborted). */
+  readonly onCancel: () => void;
+}
+
+/**
+ * A response body pulling text frames from `frames` as the client reads them; a client that goes away cancels
+ * (`onCancel`, then the generator is closed), and `onEnd` runs once whichever way the stream ends.
+ */
+export function frameStream(
+  frames: AsyncGenerator<string>,
+  hooks: FrameStreamHooks,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
-    options.onEnd();
+    hooks.onEnd();
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -51,7 +65,7 @@ export function sseBody(
       }
     },
     async cancel() {
-      options.onCancel();
+      hooks.onCancel();
       await frames.return(undefined).catch(() => undefined);
       end();
     },

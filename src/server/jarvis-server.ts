@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { systemClock } from '../core/index.js';
 import type { JarvisSystem } from '../system/index.js';
-import { bearerKeyMatches } from './bearer-auth.js';
-import { limitBodyBytes } from './body-limit.js';
 import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { type CompletionIdentity, completionOf } from './chat-response.js';
 import { prepareChat, runChat, runFailure, streamChat } from './chat-run.js';
 import { sseBody } from './chat-sse.js';
-import { ApiError, invalidRequest } from './openai-error.js';
+import { ApiError, errorResponse, invalidRequest } from './openai-error.js';
 import { createPageApi } from './page-api.js';
 import { createPageChat } from './page-chat.js';
 import { RequestDeadline } from './request-deadline.js';
-import { allowHosts, requireJsonBody } from './request-guards.js';
+import { allowHosts, limitRequestBody, requireApiKey, requireJsonBody } from './request-guards.js';
 import { RunSlots } from './run-slots.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -52,9 +50,9 @@ export function createJarvisServer(options: JarvisServerOptions): Hono {
   app.use('*', allowHosts(options.allowedHosts));
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0)
     app.use('*', cors({ origin: [...options.corsOrigins], maxAge: 600 }));
-  app.onError((error, c) => answerError(c, runFailure(error, redactorOf(state))));
+  app.onError((error, c) => errorResponse(c, runFailure(error, redactorOf(state))));
   app.notFound((c) =>
-    answerError(
+    errorResponse(
       c,
       new ApiError({
         status: 404,
@@ -65,9 +63,13 @@ export function createJarvisServer(options: JarvisServerOptions): Hono {
     ),
   );
   app.get('/health', (c) => health(c, state));
-  app.use('/v1/*', authorize(options.apiKey));
+  app.use('/v1/*', requireApiKey(options.apiKey));
   app.get('/v1/models', async (c) => c.json(modelList(await servedModel(state))));
-  app.post('/v1/chat/completions', limitBody(options), (c) => chatCompletions(c, state));
+  app.post(
+    '/v1/chat/completions',
+    limitRequestBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+    (c) => chatCompletions(c, state),
+  );
   app.route('/api', pageChat(state));
   app.route('/api', createPageApi({ system: state.system, apiKey: options.apiKey }));
   app.route('/', createWebAssets());
@@ -102,42 +104,6 @@ function systemSource(options: JarvisServerOptions): () => Promise<JarvisSystem>
 /** The system's redactor; before the system is known, long tokens (key-like) are hidden. */
 function redactorOf(state: ServerState): (text: string) => string {
   return state.redact ?? ((text) => text.replace(/\S{32,}/g, '[redacted]'));
-}
-
-function answerError(c: Context, error: ApiError): Response {
-  return c.json(error.body(), error.status as 400, error.headers);
-}
-
-function authorize(apiKey: string | undefined): MiddlewareHandler {
-  return async (c, next) => {
-    if (apiKey === undefined || bearerKeyMatches(c.req.header('authorization'), apiKey))
-      return next();
-    return answerError(
-      c,
-      new ApiError({
-        status: 401,
-        type: 'authentication_error',
-        code: 'invalid_api_key',
-        message: 'Missing or wrong API key: send `Authorization: Bearer <key>`',
-        headers: { 'WWW-Authenticate': 'Bearer' },
-      }),
-    );
-  };
-}
-
-function limitBody(options: JarvisServerOptions): MiddlewareHandler {
-  const maxSize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  return limitBodyBytes(maxSize, (c) =>
-    answerError(
-      c,
-      new ApiError({
-        status: 413,
-        type: 'invalid_request_error',
-        code: 'request_too_large',
-        message: `The request body is larger than ${maxSize} bytes`,
-      }),
-    ),
-  );
 }
 
 /** `{status: "ok"}` while the server runs, with the engine's reachability beside it (never an error). */

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 /** The `type` of an OpenAI error body. */
 export type ApiErrorType =
   | 'invalid_request_error'
@@ -63,4 +64,9 @@ export function invalidRequest(param: string, message: string): ApiError {
     param,
     message,
   });
+}
+
+/** The HTTP answer of an `ApiError`: its status, its headers and the OpenAI-shaped body. */
+export function errorResponse(c: Context, error: ApiError): Response {
+  return c.json(error.body(), error.status as 400, error.headers);
 }

@@ -1,4 +1,4 @@
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bestScore } from '../core/index.js';
 import {
   agentCatalog,
@@ -13,10 +13,10 @@ import {
   traceJson,
   turnJson,
 } from '../system/index.js';
-import { bearerKeyMatches } from './bearer-auth.js';
 import { runFailure } from './chat-run.js';
 import { ApiError, invalidRequest } from './openai-error.js';
 import { agentJson, safeJson } from './page-json.js';
+import { requireApiKey } from './request-guards.js';
 
 /** Options of `createPageApi`. */
 export interface PageApiOptions {
@@ -59,7 +59,7 @@ export function createPageApi(options: PageApiOptions): Hono {
     const failure = runFailure(error, redact ?? ((text) => text.replace(/\S{32,}/g, '[redacted]')));
     return c.json(failure.body(), failure.status as 400, failure.headers);
   });
-  api.use('*', authorize(options.apiKey));
+  api.use('*', requireApiKey(options.apiKey));
 
   api.get('/runs', async (c) => {
     const limit = limitParam(c, 'limit', RUNS_LIMIT);
@@ -131,20 +131,6 @@ export function createPageApi(options: PageApiOptions): Hono {
     return answer(c, { object: 'list', data: catalog.map(agentJson) });
   });
   return api;
-}
-
-function authorize(apiKey: string | undefined): MiddlewareHandler {
-  return async (c, next) => {
-    if (apiKey === undefined || bearerKeyMatches(c.req.header('authorization'), apiKey))
-      return next();
-    throw new ApiError({
-      status: 401,
-      type: 'authentication_error',
-      code: 'invalid_api_key',
-      message: 'Missing or wrong API key: send `Authorization: Bearer <key>`',
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    });
-  };
 }
 
 function notFound(code: string, message: string): ApiError {

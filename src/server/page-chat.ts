@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AgentResult, AgentStreamEvent } from '../core/index.js';
 import type { JarvisSystem, SessionInfo } from '../system/index.js';
-import { bearerKeyMatches } from './bearer-auth.js';
-import { limitBodyBytes } from './body-limit.js';
 import { usageOf } from './chat-response.js';
 import { type ChatRunSettings, runFailure } from './chat-run.js';
+import { frameStream } from './chat-sse.js';
 import { ApiError, invalidRequest } from './openai-error.js';
 import { safeJson } from './page-json.js';
 import { RequestDeadline } from './request-deadline.js';
-import { requireJsonBody } from './request-guards.js';
+import { limitRequestBody, requireApiKey, requireJsonBody } from './request-guards.js';
 
 /** Options of `createPageChat`: the system, the server's agent and tools, its key and limits. */
 export interface PageChatOptions {
@@ -56,8 +55,8 @@ export function createPageChat(options: PageChatOptions): Hono {
     const failure = runFailure(error, redactor);
     return c.json(failure.body(), failure.status as 400, failure.headers);
   });
-  api.use('/chat', authorize(options.apiKey));
-  api.post('/chat', limitBody(options.maxBodyBytes), async (c) => {
+  api.use('/chat', requireApiKey(options.apiKey));
+  api.post('/chat', limitRequestBody(options.maxBodyBytes), async (c) => {
     requireJsonBody(c);
     const request = parsePageChatRequest(await jsonBody(c));
     const system = await options.system();
@@ -124,13 +123,19 @@ async function startChat(
       runId,
     });
     const run: ChatRun = { system, session, request, runId, deadline, options };
-    return new Response(eventStream(chatFrames(events, run), deadline, done), {
-      headers: {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-cache, no-store',
-        'X-Content-Type-Options': 'nosniff',
+    return new Response(
+      frameStream(chatFrames(events, run), {
+        onEnd: done,
+        onCancel: () => deadline.stop('client_gone'),
+      }),
+      {
+        headers: {
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-cache, no-store',
+          'X-Content-Type-Options': 'nosniff',
+        },
       },
-    });
+    );
   } catch (error) {
     done();
     throw error;
@@ -162,40 +167,6 @@ interface ChatRun {
   readonly options: PageChatOptions;
 }
 
-/** The SSE body: pulls frames as the client reads; a cancelled body stops the run. */
-function eventStream(
-  frames: AsyncGenerator<string>,
-  deadline: RequestDeadline,
-  done: () => void,
-): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    done();
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await frames.next();
-        if (next.done) {
-          end();
-          controller.close();
-        } else controller.enqueue(encoder.encode(next.value));
-      } catch (error) {
-        end();
-        controller.error(error);
-      }
-    },
-    async cancel() {
-      deadline.stop('client_gone');
-      await frames.return(undefined).catch(() => undefined);
-      end();
-    },
-  });
-}
-
 async function* chatFrames(
   events: AsyncIterable<AgentStreamEvent>,
   run: ChatRun,
@@ -213,8 +184,7 @@ async function* chatFrames(
       const held = text.flush();
       if (held !== undefined) yield frame('text_delta', held);
       if (event.type === 'result') {
-        const data = await resultData(event.result, run);
-        yield frame('result', safeJson(data, redact, MAX_ANSWER_CHARS));
+        yield frame('result', safeJson(resultData(event.result, run), redact, MAX_ANSWER_CHARS));
         return;
       }
       const tool = toolEventData(event);
@@ -244,8 +214,8 @@ function toolEventData(event: AgentStreamEvent): Record<string, unknown> | undef
   };
 }
 
-async function resultData(result: AgentResult, run: ChatRun): Promise<Record<string, unknown>> {
-  const runId = await tracedRunId(run);
+function resultData(result: AgentResult, run: ChatRun): Record<string, unknown> {
+  const runId = tracedRunId(run);
   return {
     content: result.content,
     usage: usageOf(result),
@@ -274,13 +244,9 @@ function frame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** The run's id when its trace was stored (runs are not traced when telemetry is off). */
-async function tracedRunId(run: ChatRun): Promise<string | undefined> {
-  try {
-    return (await run.system.telemetry().getRun(run.runId)) === undefined ? undefined : run.runId;
-  } catch {
-    return undefined;
-  }
+/** The run's id when runs are traced (telemetry on): its trace is stored when the agent ends, before `result`. */
+function tracedRunId(run: ChatRun): string | undefined {
+  return run.system.config.telemetry.enabled ? run.runId : undefined;
 }
 
 /** A piece of answer text and the model turn it came from. */
@@ -336,30 +302,4 @@ export class DeltaRedactor {
 /** The index just after the last whitespace character of `text` (0 when it has none). */
 function lastWhitespaceEnd(text: string): number {
   return text.search(/\s\S*$/) + 1;
-}
-
-function authorize(apiKey: string | undefined): MiddlewareHandler {
-  return async (c, next) => {
-    if (apiKey === undefined || bearerKeyMatches(c.req.header('authorization'), apiKey))
-      return next();
-    throw new ApiError({
-      status: 401,
-      type: 'authentication_error',
-      code: 'invalid_api_key',
-      message: 'Missing or wrong API key: send `Authorization: Bearer <key>`',
-      headers: { 'WWW-Authenticate': 'Bearer' },
-    });
-  };
-}
-
-function limitBody(maxSize: number): MiddlewareHandler {
-  return limitBodyBytes(maxSize, (c) => {
-    const error = new ApiError({
-      status: 413,
-      type: 'invalid_request_error',
-      code: 'request_too_large',
-      message: `The request body is larger than ${maxSize} bytes`,
-    });
-    return c.json(error.body(), 413);
-  });
 }

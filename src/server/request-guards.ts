@@ -1,5 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { ApiError } from './openai-error.js';
+import { bearerKeyMatches } from './bearer-auth.js';
+import { limitBodyBytes } from './body-limit.js';
+import { ApiError, errorResponse } from './openai-error.js';
 
 /** The `Host` names a server listening on a loopback address answers to (besides its own address). */
 export const LOOPBACK_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
@@ -38,7 +40,7 @@ export function allowHosts(allowed: readonly string[] | undefined): MiddlewareHa
       code: 'host_not_allowed',
       message: `This server does not answer to the host '${shown}' (a guard against DNS rebinding): use ${[...names].join(', ')}, or start it with --host for other names`,
     });
-    return c.json(error.body(), 403);
+    return errorResponse(c, error);
   };
 }
 
@@ -51,4 +53,37 @@ export function hostName(host: string): string {
   }
   const colon = trimmed.indexOf(':');
   return colon === -1 ? trimmed : trimmed.slice(0, colon);
+}
+
+/**
+ * With `apiKey` set, every request needs `Authorization: Bearer <apiKey>` (compared in constant time); others
+ * are refused with a 401 `ApiError` (thrown, for the app's error handler).
+ */
+export function requireApiKey(apiKey: string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    if (apiKey === undefined || bearerKeyMatches(c.req.header('authorization'), apiKey))
+      return next();
+    throw new ApiError({
+      status: 401,
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+      message: 'Missing or wrong API key: send `Authorization: Bearer <key>`',
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
+  };
+}
+
+/** Refuses a request body over `maxBytes` with the OpenAI-shaped 413 `request_too_large`. */
+export function limitRequestBody(maxBytes: number): MiddlewareHandler {
+  return limitBodyBytes(maxBytes, (c) =>
+    errorResponse(
+      c,
+      new ApiError({
+        status: 413,
+        type: 'invalid_request_error',
+        code: 'request_too_large',
+        message: `The request body is larger than ${maxBytes} bytes`,
+      }),
+    ),
+  );
 }
