@@ -81,7 +81,7 @@ export function formatResults(results: readonly MemoryResult[], io: CliIo): stri
 /** `jarvis memory stats`: backend, database path and chunk count (0 when no database exists yet). */
 export function runMemoryStats(flags: MemoryFlags, io: CliIo): Promise<void> {
   return withSystem(flags, io, async (system) => {
-    const { backend, dbPath } = system.config.memory;
+    const { backend, location: dbPath } = system.memoryLocation();
     const memory = system.memoryIfPresent();
     const count = memory === undefined ? 0 : await memory.count();
     if (flags.json === true) {
@@ -104,7 +104,7 @@ export function runMemoryClear(flags: MemoryFlags, io: CliIo): Promise<void> {
   return withSystem(flags, io, async (system) => {
     const memory = system.memoryIfPresent();
     const count = memory === undefined ? 0 : await memory.count();
-    const { dbPath } = system.config.memory;
+    const dbPath = system.memoryLocation().location;
     if (memory === undefined || count === 0) {
       io.stdout.write(`Memory is already empty (${dbPath}).\n`);
       return;

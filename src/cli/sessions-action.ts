@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SessionInfo, SessionStore } from '../sessions/index.js';
@@ -37,10 +36,8 @@ async function withSessions<T>(
   const jarvis = await openJarvis(flags, io);
   try {
     const system = await jarvis.system();
-    const { dbPath } = system.config.sessions;
     // Reading commands never create the database.
-    const store = dbPath === ':memory:' || existsSync(dbPath) ? system.sessions() : undefined;
-    return await body(store, system);
+    return await body(system.sessionsIfPresent(), system);
   } finally {
     await jarvis.close();
   }

@@ -7,6 +7,7 @@ export type MemorySearchOptions = RetrieveOptions;
 /** What `jarvis.memory.stats()` reports. */
 export interface MemoryStats {
   readonly backend: string;
+  /** The SQLite file, or the PostgreSQL URL without its password when `[storage] backend = "postgres"`. */
   readonly dbPath: string;
   /** Documents (chunks) stored. */
   readonly count: number;
@@ -38,7 +39,8 @@ export class MemoryHandle {
   async stats(): Promise<MemoryStats> {
     const system = await this.#system();
     const count = await system.memory().count();
-    return { backend: system.config.memory.backend, dbPath: system.config.memory.dbPath, count };
+    const { backend, location } = system.memoryLocation();
+    return { backend, dbPath: location, count };
   }
 
   /** Removes every stored document. */

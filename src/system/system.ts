@@ -35,6 +35,7 @@ import {
   TaskScheduler,
 } from '../scheduler/index.js';
 import { isSessionId, type SessionInfo, type SessionStore } from '../sessions/index.js';
+import { redactDatabaseUrl } from '../storage/index.js';
 import {
   InstrumentedEngine,
   type RunTracing,
@@ -61,6 +62,7 @@ import {
   openConfiguredSchedulerStore,
   openConfiguredTelemetryStore,
   openPostgresMemory,
+  postgresOptions,
 } from './storage-backends.js';
 import { checkRunnableAgent, createRegisteredAgent } from './system-agents.js';
 import { chooseModel, engineSelectionOf, type ResolvedEngine } from './system-engine.js';
@@ -235,6 +237,18 @@ export class JarvisSystem {
   }
 
   /**
+   * The sessions store when it is open or its database exists (always on PostgreSQL), so commands that only look
+   * never create a database.
+   */
+  sessionsIfPresent(): SessionStore | undefined {
+    if (this.#sessions !== undefined) return this.#sessions;
+    const path = this.config.sessions.dbPath;
+    const present =
+      this.config.storage.backend === 'postgres' || path === ':memory:' || existsSync(path);
+    return present ? this.sessions() : undefined;
+  }
+
+  /**
    * The session with this id or name; a name no session has yet starts one with it, no name starts an unnamed
    * one. An id (`ses_…`) that is not there is a `session_not_found` error.
    */
@@ -298,6 +312,17 @@ export class JarvisSystem {
   /** `[storage] backend = "postgres"` moves the built-in SQLite memory there; other backends stay as they are. */
   #usesPostgresMemory(): boolean {
     return this.config.storage.backend === 'postgres' && this.config.memory.backend === 'sqlite';
+  }
+
+  /**
+   * Where memory is kept, as people should read it: the backend's name and its database (the SQLite file, or the
+   * PostgreSQL URL without its password when `[storage]` moved the built-in memory there).
+   */
+  memoryLocation(): { readonly backend: string; readonly location: string } {
+    if (this.#usesPostgresMemory()) {
+      return { backend: 'postgres', location: redactDatabaseUrl(postgresOptions(this.config).url) };
+    }
+    return { backend: this.config.memory.backend, location: this.config.memory.dbPath };
   }
 
   /** The memory when it is open or its database exists; asking a question never creates one. */

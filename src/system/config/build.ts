@@ -22,6 +22,11 @@ function homePath(path: string | undefined, fallback: string, where: PathContext
     : resolvePath(path, where.home, where.homeDir);
 }
 
+/** A database file as `homePath` resolves it; SQLite's `:memory:` (a database kept in memory) stays as it is. */
+function databasePath(path: string | undefined, fallback: string, where: PathContext): string {
+  return path === ':memory:' ? path : homePath(path, fallback, where);
+}
+
 function milliseconds(seconds: number): number {
   return Math.round(seconds * 1000);
 }
@@ -43,7 +48,7 @@ export function buildConfig(file: ConfigFile, where: ConfigWhere) {
     scheduler: schedulerConfig(file, where),
     sessions: {
       /** The conversations of `jarvis chat` and `--session` (default `<home>/sessions.db`). */
-      dbPath: homePath(file.sessions?.db_path, 'sessions.db', where),
+      dbPath: databasePath(file.sessions?.db_path, 'sessions.db', where),
       /** The model's context window in tokens when the engine cannot tell (`context_tokens`); undefined: ask it. */
       contextTokens: file.sessions?.context_tokens,
       /** Tokens kept free for each answer when fitting history (`answer_tokens`, default 1024). */
@@ -53,7 +58,7 @@ export function buildConfig(file: ConfigFile, where: ConfigWhere) {
     telemetry: {
       /** Record inference and tool statistics (default true). */
       enabled: file.telemetry?.enabled ?? true,
-      dbPath: homePath(file.telemetry?.db_path, 'telemetry.db', where),
+      dbPath: databasePath(file.telemetry?.db_path, 'telemetry.db', where),
       /** Run traces kept in the store; older runs are deleted (`trace_max_runs`, default 1000). */
       traceMaxRuns: file.telemetry?.trace_max_runs ?? 1000,
       /** Characters kept of each traced tool argument, result and error (`trace_text_chars`, default 2000). */
@@ -148,7 +153,7 @@ function memoryConfig(file: ConfigFile, where: PathContext) {
   return {
     /** Memory backend registry key (default `sqlite`). */
     backend: pick('backend', 'default_backend') ?? 'sqlite',
-    dbPath: homePath(pick('db_path'), 'memory.db', where),
+    dbPath: databasePath(pick('db_path'), 'memory.db', where),
     /** Add retrieved context before each question (`context_injection`, default true). */
     contextInjection: pick('context_injection') ?? file.agent?.context_from_memory ?? true,
     topK: pick('top_k', 'context_top_k') ?? 5,
@@ -205,7 +210,7 @@ function defaultAllowedDirs(where: PathContext): string[] {
 function schedulerConfig(file: ConfigFile, where: PathContext) {
   const scheduler = file.scheduler;
   return {
-    dbPath: homePath(scheduler?.db_path, 'scheduler.db', where),
+    dbPath: databasePath(scheduler?.db_path, 'scheduler.db', where),
     /** Occurrences running at once (default 4). */
     concurrency: scheduler?.concurrency ?? 4,
     /** Late occurrences within this window still run once (`catchup_window_seconds`, default 3600). */

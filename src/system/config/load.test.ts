@@ -507,6 +507,20 @@ min_score = 0.3
     ]);
   });
 
+  it("keeps SQLite's :memory: as every database's db_path instead of a file under the home folder", () => {
+    const { config } = load(
+      '[memory]\ndb_path = ":memory:"\n[sessions]\ndb_path = ":memory:"\n' +
+        '[scheduler]\ndb_path = ":memory:"\n[telemetry]\ndb_path = ":memory:"\n',
+    );
+    expect(config.memory.dbPath).toBe(':memory:');
+    expect(config.sessions.dbPath).toBe(':memory:');
+    expect(config.scheduler.dbPath).toBe(':memory:');
+    expect(config.telemetry.dbPath).toBe(':memory:');
+    expect(load('[sessions]\ndb_path = "memory"\n').config.sessions.dbPath).toBe(
+      join(HOME, 'memory'),
+    );
+  });
+
   it('treats blank strings as unset, as upstream writes them', () => {
     const { config } = load(
       '[engine]\ndefault = ""\nmodel = " "\n[agent]\nsystem_prompt = ""\n[memory]\ndb_path = ""\n',
