@@ -105,7 +105,7 @@ export class ChatConversation {
       this.#io.stderr.write(formatError(withAdvice(error), this.#io.session?.redactor));
       return isAbort(error) && !this.#io.signal.aborted;
     } finally {
-      await this.#learnSessionId();
+      this.#learnSessionId();
     }
   }
 
@@ -189,13 +189,9 @@ export class ChatConversation {
     this.#sessionId = latest.id;
   }
 
-  async #learnSessionId(): Promise<void> {
-    if (this.#sessionId !== undefined) return;
-    // After a question the handle's session exists (the handle started it); `info` only finds it.
-    this.#sessionId = await this.#session.info().then(
-      (info) => info.id,
-      () => undefined,
-    );
+  #learnSessionId(): void {
+    // After a question the handle's session exists, unless the question failed before anything was stored.
+    this.#sessionId ??= this.#session.id;
   }
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRegistries } from '../core/index.js';
-import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
+import { assistantReply, errorReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { Jarvis } from './jarvis.js';
 
 let home: string;
@@ -81,6 +81,36 @@ describe('Jarvis.session', () => {
     expect(types).toContain('tool_call_end');
     const [turn] = await chat.turns();
     expect(turn?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('leaves no empty session behind when the first question fails before a turn is stored', async () => {
+    const jarvis = jarvisWith(new ScriptedEngine([assistantReply('Hello.')]));
+    const store = (await jarvis.system()).sessions();
+    for (const chat of [jarvis.session(), jarvis.session('trip')]) {
+      await expect(chat.ask('Hi', { agent: 'no_such_agent' })).rejects.toThrow(/no_such_agent/);
+      expect(chat.id).toBeUndefined();
+      expect(await store.list()).toEqual([]);
+    }
+    // The next question starts the session (under its name) as if nothing had happened.
+    const trip = jarvis.session('trip');
+    await expect(trip.ask('Hi', { agent: 'no_such_agent' })).rejects.toThrow();
+    expect(await trip.ask('Hi')).toBe('Hello.');
+    expect(await store.list()).toEqual([
+      expect.objectContaining({ id: trip.id, name: 'trip', turnCount: 1 }),
+    ]);
+  });
+
+  it('keeps the session of a run that failed with its turn stored, and sessions it found', async () => {
+    const jarvis = jarvisWith(
+      new ScriptedEngine([errorReply('engine_unavailable'), errorReply('engine_unavailable')]),
+    );
+    const store = (await jarvis.system()).sessions();
+    const failed = jarvis.session();
+    await expect(failed.ask('Hi')).rejects.toThrow();
+    expect((await store.find(String(failed.id)))?.turnCount).toBe(1);
+    const existing = await store.create({ name: 'kept' });
+    await expect(jarvis.session('kept').ask('Hi', { agent: 'no_such_agent' })).rejects.toThrow();
+    expect(await store.find('kept')).toMatchObject({ id: existing.id, turnCount: 0 });
   });
 
   it('refuses an empty question before starting a session', async () => {

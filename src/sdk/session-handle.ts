@@ -19,16 +19,26 @@ export interface SessionAskResult extends AskResult {
 
 /**
  * A conversation of `Jarvis.session()`: each question is the session's next turn, sent with the earlier turns as
- * history; the session is found (or started) on first use and kept in the sessions store.
+ * history; the session is found (or started) on first use and kept in the sessions store. A session this handle
+ * started is removed again when its first question fails before anything could be stored (no engine, say), so a
+ * failed start leaves no empty session behind; the next question starts it anew.
  */
 export class SessionHandle {
   readonly #system: () => Promise<JarvisSystem>;
   readonly #idOrName: string | undefined;
   #session: Promise<SessionInfo> | undefined;
+  #id: string | undefined;
+  /** This handle started the session and none of its turns has been stored yet. */
+  #unused = false;
 
   constructor(system: () => Promise<JarvisSystem>, idOrName?: string) {
     this.#system = system;
     this.#idOrName = idOrName;
+  }
+
+  /** The session's id once it is found or started; undefined before the first use. */
+  get id(): string | undefined {
+    return this.#id;
   }
 
   /** The session as stored now (found or started on first use). */
@@ -48,7 +58,11 @@ export class SessionHandle {
     requireQuery(query);
     const { id } = await this.#open();
     const system = await this.#system();
-    const run = await system.runInSession(id, query, options);
+    const run = await system.runInSession(id, query, options).catch(async (error: unknown) => {
+      await this.#discardIfUnused(system, id);
+      throw error;
+    });
+    this.#unused = false;
     return {
       ...toAskResult(run),
       session: run.session,
@@ -62,7 +76,13 @@ export class SessionHandle {
     requireQuery(query);
     const { id } = await this.#open();
     const system = await this.#system();
-    yield* system.streamInSession(id, query, options);
+    try {
+      yield* system.streamInSession(id, query, options);
+    } catch (error) {
+      await this.#discardIfUnused(system, id);
+      throw error;
+    }
+    this.#unused = false;
   }
 
   /** Every message of the conversation so far, oldest first (the questions, answers, tool calls and results). */
@@ -78,10 +98,31 @@ export class SessionHandle {
   }
 
   #open(): Promise<SessionInfo> {
-    this.#session ??= this.#system().then((system) => system.openSession(this.#idOrName));
+    this.#session ??= this.#system()
+      .then((system) => system.findOrStartSession(this.#idOrName))
+      .then(({ session, started }) => {
+        this.#id = session.id;
+        this.#unused = started;
+        return session;
+      });
     this.#session.catch(() => {
       this.#session = undefined;
     });
     return this.#session;
+  }
+
+  /**
+   * After a failed question: removes the session when this handle started it and it still holds no turn (the
+   * run failed before one could be stored), so the next question starts a new one.
+   */
+  async #discardIfUnused(system: JarvisSystem, id: string): Promise<void> {
+    if (!this.#unused) return;
+    this.#unused = false;
+    const store = system.sessions();
+    const stored = await store.find(id).catch(() => undefined);
+    if (stored === undefined || stored.turnCount > 0) return;
+    await store.remove(id).catch(() => undefined);
+    this.#session = undefined;
+    this.#id = undefined;
   }
 }

@@ -253,17 +253,24 @@ export class JarvisSystem {
    * one. An id (`ses_…`) that is not there is a `session_not_found` error.
    */
   async openSession(idOrName?: string): Promise<SessionInfo> {
+    return (await this.findOrStartSession(idOrName)).session;
+  }
+
+  /** `openSession`, also saying whether this call started the session (`started`) or found it. */
+  async findOrStartSession(
+    idOrName?: string,
+  ): Promise<{ readonly session: SessionInfo; readonly started: boolean }> {
     const store = this.sessions();
-    if (idOrName === undefined) return store.create();
+    if (idOrName === undefined) return { session: await store.create(), started: true };
     const found = await store.find(idOrName);
-    if (found !== undefined) return found;
+    if (found !== undefined) return { session: found, started: false };
     if (isSessionId(idOrName)) {
       throw new JarvisError({
         code: 'session_not_found',
         message: `no session '${idOrName}'; \`jarvis sessions list\` shows the sessions`,
       });
     }
-    return store.create({ name: idOrName });
+    return { session: await store.create({ name: idOrName }), started: true };
   }
 
   /** Runs one question as the next turn of a session (see `runSessionTurn`). */
