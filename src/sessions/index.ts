@@ -10,7 +10,7 @@ export {
   PostgresSessionStore,
   type PostgresSessionStoreOptions,
 } from './postgres-session-store.js';
-export { isSessionId } from './session-checks.js';
+export { checkSessionName, isSessionId } from './session-checks.js';
 export {
   describeHistoryReport,
   type HistoryReport,
