@@ -7,6 +7,7 @@ import { embeddedBench } from './embedded.bench.js';
 import { engineRoundTripSuite } from './engine.bench.js';
 import { type BenchSuite, formatTable, measureSuite } from './harness.js';
 import { httpServerBench } from './http-server.bench.js';
+import { importCostReport } from './import.bench.js';
 import { memoryBenchSuite } from './memory.bench.js';
 import { postgresDriverBench } from './postgres-driver.bench.js';
 import { sandboxStartupSuite } from './sandbox.bench.js';
@@ -68,6 +69,7 @@ try {
 }
 
 console.log(`${await cliStartupReport({ samples: quick ? 5 : 30 })}\n`);
+console.log(`${await importCostReport({ samples: quick ? 5 : 20 })}\n`);
 
 console.log(`${await embeddedBench({ quick })}\n`);
 console.log(`${await downloadBench({ quick })}\n`);

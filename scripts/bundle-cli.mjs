@@ -9,14 +9,22 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-/** Every dependency of package.json but commander and zod (bundled: zod/mini tree-shakes to ~30 KB where its ~90 modules cost ~150 ms to load), with its subpaths (`@modelcontextprotocol/sdk/*`). */
-async function externalPackages() {
+/**
+ * The small pure-ESM dependencies bundled rather than loaded from node_modules: commander, zod (zod/mini
+ * tree-shakes to ~30 KB where its ~90 modules cost ~150 ms to load), smol-toml (9 modules), croner and
+ * eventsource-parser (one each). Each module Node loads costs about a millisecond; none of them keeps state
+ * that another copy would have to share.
+ */
+const BUNDLED_PACKAGES = new Set(['commander', 'zod', 'smol-toml', 'croner', 'eventsource-parser']);
+
+/** Every dependency of package.json but `BUNDLED_PACKAGES`, with its subpaths (`@modelcontextprotocol/sdk/*`). */
+export async function externalPackages() {
   const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
   const names = Object.keys({
     ...manifest.dependencies,
     ...manifest.peerDependencies,
     ...manifest.devDependencies,
-  }).filter((name) => name !== 'commander' && name !== 'zod');
+  }).filter((name) => !BUNDLED_PACKAGES.has(name));
   return names.flatMap((name) => [name, `${name}/*`]);
 }
 

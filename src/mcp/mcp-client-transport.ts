@@ -1,4 +1,3 @@
-import process from 'node:process';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ResolvedMcpServerOptions } from './mcp-connection-options.js';
 import type { McpClientSdk } from './mcp-sdk.js';

@@ -1,4 +1,3 @@
-import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import { loadStdioServerTransport } from './mcp-sdk.js';
 import type { JarvisMcpServer } from './mcp-server.js';
@@ -27,6 +26,7 @@ export async function serveStdio(
   options: McpStdioOptions = {},
 ): Promise<McpStdioHandle> {
   const StdioServerTransport = await loadStdioServerTransport();
+  // The global process, not an import of node:process: importing it opens stdin, stdout and stderr at load time.
   const stdin = options.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   let markClosed!: () => void;

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
 import { JarvisError } from '../core/index.js';
 import { createJarvisServer } from './jarvis-server.js';
 import { LOOPBACK_HOST_NAMES } from './request-guards.js';
@@ -55,6 +54,8 @@ export async function startJarvisServer(
   const allowedHosts =
     options.allowedHosts ?? (isLoopbackHost(host) ? [...LOOPBACK_HOST_NAMES, host] : undefined);
   const app = createJarvisServer({ ...options, allowedHosts });
+  // Loaded when a server starts: @hono/node-server loads node:http2, whose load opens stderr.
+  const { createAdaptorServer } = await import('@hono/node-server');
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
   await listen(server, host, options.port ?? DEFAULT_SERVE_PORT);
   const port = (server.address() as AddressInfo).port;

@@ -31,8 +31,8 @@ async function sourceFiles(folder: string): Promise<string[]> {
 
 /**
  * Builds src/ into .test-build/dist file by file (same module layout as `tsc`'s dist), with esbuild: about a
- * second instead of tsc's fifteen; package.json is copied beside it, the CLI is bundled into dist/bin and the
- * web page into dist/web as `npm run build` does.
+ * second instead of tsc's fifteen; package.json is copied beside it, the CLI is bundled into dist/bin, the
+ * library's entries into dist/lib and the web page into dist/web as `npm run build` does.
  */
 export async function buildCliForTests(target: string = TEST_BUILD): Promise<void> {
   await rm(target, { recursive: true, force: true });
@@ -59,6 +59,13 @@ export async function buildCliForTests(target: string = TEST_BUILD): Promise<voi
     bundleCli: (dist: string) => Promise<void>;
   };
   await bundleCli(join(target, 'dist'));
+  // Then the library's entries into dist/lib, as the package exports them (after the CLI: it reads dist's modules).
+  const { bundleLibrary } = (await import(
+    pathToFileURL(join(ROOT, 'scripts', 'bundle-lib.mjs')).href
+  )) as {
+    bundleLibrary: (dist: string) => Promise<void>;
+  };
+  await bundleLibrary(join(target, 'dist'));
   // And the web page `jarvis serve` serves, as `npm run build` bundles it.
   const { bundleWeb } = (await import(
     pathToFileURL(join(ROOT, 'scripts', 'bundle-web.mjs')).href

@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PEERS = join(ROOT, 'bench', 'peers');
+
+/** One cold import: a specifier imported by a fresh `node` from a folder, and the goals it has against `node -e 0`. */
+interface ImportCase {
+  readonly name: string;
+  /** What the fresh process imports (nothing for the baseline). */
+  readonly specifier?: string;
+  /** Where it runs: the package resolves itself by name from its own folder, the peers from bench/peers. */
+  readonly cwd: string;
+  readonly goalRatio?: number;
+  readonly goalRssMb?: number;
+}
+
+const OWN: readonly ImportCase[] = [
+  { name: 'node -e 0 (baseline)', cwd: ROOT },
+  {
+    name: "import('openjarvis')",
+    specifier: 'openjarvis',
+    cwd: ROOT,
+    goalRatio: 1.6,
+    goalRssMb: 15,
+  },
+  { name: "import('openjarvis/core')", specifier: 'openjarvis/core', cwd: ROOT },
+  { name: "import('openjarvis/tools')", specifier: 'openjarvis/tools', cwd: ROOT },
+  { name: "import('openjarvis/agents')", specifier: 'openjarvis/agents', cwd: ROOT },
+  { name: "import('openjarvis/engine')", specifier: 'openjarvis/engine', cwd: ROOT },
+  { name: "import('openjarvis/testing')", specifier: 'openjarvis/testing', cwd: ROOT },
+  { name: "import('openjarvis/server')", specifier: 'openjarvis/server', cwd: ROOT },
+];
+
+/** The peers of issue 20's table; each is measured only when `npm run bench:setup` installed it. */
+const PEER_PACKAGES: readonly string[] = ['ai', '@openai/agents', 'langchain'];
+
+/** One sample: milliseconds from spawn to exit, and the RSS the process reported right after the import. */
+function sampleOnce(
+  benchCase: ImportCase,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; rssMb: number }> {
+  const load =
+    benchCase.specifier === undefined
+      ? ''
+      : `await import(${JSON.stringify(benchCase.specifier)});`;
+  const script = `${load}process.stdout.write(String(process.memoryUsage().rss));`;
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: benchCase.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      if (code === 0) resolvePromise({ ms, rssMb: Number(out) / 1024 / 1024 });
+      else reject(new Error(`${benchCase.name} exited with ${code}: ${err.slice(0, 500)}`));
+    });
+  });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** The peers installed in bench/peers, and a line for each one that is not. */
+function peerCases(): { cases: ImportCase[]; skipped: string[] } {
+  const cases: ImportCase[] = [];
+  const skipped: string[] = [];
+  for (const name of PEER_PACKAGES) {
+    if (existsSync(join(PEERS, 'node_modules', name, 'package.json')))
+      cases.push({ name: `peer import('${name}')`, specifier: name, cwd: PEERS });
+    else skipped.push(`peer '${name}' skipped: not installed in bench/peers (npm run bench:setup)`);
+  }
+  return { cases, skipped };
+}
+
+function formatLine(
+  benchCase: ImportCase,
+  ms: number,
+  rssMb: number,
+  base: { ms: number; rssMb: number },
+) {
+  const ratio = ms / base.ms;
+  const aboveMb = rssMb - base.rssMb;
+  const goals: string[] = [];
+  if (benchCase.goalRatio !== undefined)
+    goals.push(
+      `time <= ${benchCase.goalRatio}x ${ratio <= benchCase.goalRatio ? 'met' : 'NOT met'}`,
+    );
+  if (benchCase.goalRssMb !== undefined)
+    goals.push(
+      `RSS <= +${benchCase.goalRssMb} MB ${aboveMb <= benchCase.goalRssMb ? 'met' : 'NOT met'}`,
+    );
+  return `${benchCase.name.padEnd(32)} p50 ${ms.toFixed(1).padStart(6)} ms ${ratio.toFixed(2).padStart(5)}x   RSS ${rssMb.toFixed(1).padStart(5)} MB (+${aboveMb.toFixed(1)})${goals.length === 0 ? '' : `   goal ${goals.join(', ')}`}`;
+}
+
+/**
+ * Cold `import()` of the built package (through its "exports", as a user imports it) and of its subpath
+ * entries, next to `node -e 0` and the peers: every case a fresh `node` in a bare environment (PATH only),
+ * samples interleaved so machine noise hits every case alike; ratio = p50 / baseline p50, RSS = median RSS right
+ * after the import. Needs the build (`npm run bench` builds first).
+ */
+export async function importCostReport(options: { readonly samples: number }): Promise<string> {
+  const peers = peerCases();
+  const cases = [...OWN, ...peers.cases];
+  const env = { PATH: process.env.PATH ?? '' };
+  const samples = new Map(
+    cases.map((c) => [c.name, { ms: [] as number[], rssMb: [] as number[] }]),
+  );
+  for (const benchCase of cases) await sampleOnce(benchCase, env); // warm the file cache
+  for (let round = 0; round < options.samples; round += 1) {
+    for (const benchCase of cases) {
+      const { ms, rssMb } = await sampleOnce(benchCase, env);
+      samples.get(benchCase.name)?.ms.push(ms);
+      samples.get(benchCase.name)?.rssMb.push(rssMb);
+    }
+  }
+  const medians = (name: string) => {
+    const s = samples.get(name);
+    return { ms: median(s?.ms ?? []), rssMb: median(s?.rssMb ?? []) };
+  };
+  const base = medians(OWN[0]?.name ?? '');
+  return [
+    `Library import cost (${options.samples} samples each, interleaved, bare environment; ratio = p50 / node -e 0 p50)`,
+    ...cases.map((c) => {
+      const m = medians(c.name);
+      return formatLine(c, m.ms, m.rssMb, base);
+    }),
+    ...peers.skipped,
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const samples = Number(process.argv[2] ?? 15);
+  console.log(await importCostReport({ samples }));
+}

@@ -1,0 +1,88 @@
+// Bundles the library as it ships: the package's entry points (`openjarvis`, `openjarvis/tools`, ...) from the
+// per-module build of tsc into <dist>/lib/, one file per entry plus chunks shared between entries (esbuild code
+// splitting), so one class is one class whichever entries a program imports. Node 20 spends about 1 ms of
+// module-loader work per ES module and the root entry reaches some 450 of them (zod/mini alone is 90); bundled,
+// `import('openjarvis')` loads a few files. Packages stay external but for the few small ones the CLI bundle
+// bundles too (bundle-cli.mjs's list: zod/mini for the config schemas, smol-toml, croner...), and heavy ones are
+// loaded on first use by the modules that need them. Types stay tsc's declarations beside the per-module build.
+// Each entry's per-module `index.js` becomes a one-line re-export of its bundle, so code that imports dist/ by
+// path (benchmarks, deep imports of tsc's modules) runs the same copy the package exports. Run it after the CLI
+// bundle, which is built from the per-module files.
+// Usage: node scripts/bundle-lib.mjs [distFolder]   (default: dist)
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { externalPackages } from './bundle-cli.mjs';
+
+/** The folder of the bundles inside dist/: one level down, as the code's `../web` and `../../package.json` expect. */
+export const LIB_FOLDER = 'lib';
+
+/**
+ * The package's entries: export subpath -> folder of src/ whose index is its entry ('' for the root). A
+ * subpath exports what its folder's index exports; the root exports what src/index.ts lists.
+ */
+export const LIBRARY_ENTRIES = {
+  '.': '',
+  './core': 'core',
+  './tools': 'tools',
+  './agents': 'agents',
+  './engine': 'engine',
+  './memory': 'memory',
+  './scheduler': 'scheduler',
+  './sessions': 'sessions',
+  './telemetry': 'telemetry',
+  './mcp': 'mcp',
+  './system': 'system',
+  './sdk': 'sdk',
+  './server': 'server',
+  './testing': 'testing',
+};
+
+/** The bundle's file name of an entry folder (`index` for the root). */
+function bundleName(folder) {
+  return folder === '' ? 'index' : folder;
+}
+
+/** The per-module `index.js` of an entry folder, inside dist. */
+function moduleIndex(dist, folder) {
+  return join(dist, folder, 'index.js');
+}
+
+/** Bundles every entry of `LIBRARY_ENTRIES` into `<dist>/lib/` and points the per-module indexes at the bundles. */
+export async function bundleLibrary(dist) {
+  const outdir = join(dist, LIB_FOLDER);
+  await rm(outdir, { recursive: true, force: true });
+  const folders = Object.values(LIBRARY_ENTRIES);
+  const result = await build({
+    entryPoints: Object.fromEntries(folders.map((f) => [bundleName(f), moduleIndex(dist, f)])),
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: await externalPackages(),
+    chunkNames: 'chunk-[hash]',
+    // Written below, after every input was read: the per-module indexes are inputs and are then replaced.
+    write: false,
+    logLevel: 'warning',
+  });
+  await mkdir(outdir, { recursive: true });
+  await Promise.all(result.outputFiles.map((file) => writeFile(file.path, file.contents)));
+  await Promise.all(
+    folders.map(async (folder) => {
+      const index = moduleIndex(dist, folder);
+      const target = relative(dirname(index), join(outdir, `${bundleName(folder)}.js`)).split('\\');
+      const specifier = target.join('/').startsWith('.')
+        ? target.join('/')
+        : `./${target.join('/')}`;
+      await writeFile(index, `export * from '${specifier}';\n`);
+      await rm(`${index}.map`, { force: true });
+    }),
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await bundleLibrary(resolve(process.argv[2] ?? 'dist'));
+}

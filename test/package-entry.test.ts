@@ -1,0 +1,141 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { TEST_BUILD } from './support/cli-build.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const run = promisify(execFile);
+
+interface ExportTarget {
+  readonly types: string;
+  readonly default: string;
+}
+
+/** The package's "exports" as built (the global setup copies package.json beside the test build's dist/). */
+const manifest = JSON.parse(readFileSync(join(TEST_BUILD, 'package.json'), 'utf8')) as {
+  readonly name: string;
+  readonly main: string;
+  readonly exports: Readonly<Record<string, ExportTarget | string>>;
+};
+const ENTRIES = Object.entries(manifest.exports).flatMap(([subpath, target]) =>
+  typeof target === 'string' ? [] : [{ subpath, target }],
+);
+
+/** The value (not type) names a barrel exports: every `export { ... } from` block but `type` ones. */
+function exportedValueNames(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const names = [...text.matchAll(/export\s+(type\s+)?\{([^}]*)\}/g)].flatMap((match) =>
+    match[1] !== undefined
+      ? []
+      : (match[2] ?? '')
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part !== '' && !part.startsWith('type '))
+          .map((part) => part.split(/\s+as\s+/).pop() ?? part),
+  );
+  return names.sort();
+}
+
+/** The source barrel of an export subpath: `.` is src/index.ts, `./tools` is src/tools/index.ts. */
+function sourceBarrel(subpath: string): string {
+  return subpath === '.' ? join(ROOT, 'src', 'index.ts') : join(ROOT, 'src', subpath, 'index.ts');
+}
+
+// Imports one entry by its package specifier in a fresh process and prints, after everything else it may have
+// printed, the entry's export names and the handles the process holds beyond the ones it held before the import
+// (a timer, a socket, a worker left behind would keep a short script alive).
+const PROBE = `
+const before = process.getActiveResourcesInfo();
+const entry = await import(process.argv[1]);
+await new Promise((done) => setImmediate(done));
+const left = [...process.getActiveResourcesInfo()];
+for (const name of before) left.splice(left.indexOf(name), left.includes(name) ? 1 : 0);
+process.stdout.write(JSON.stringify({ names: Object.keys(entry).sort(), left }));
+`;
+
+async function importInFreshProcess(specifier: string) {
+  // The package resolves itself by name from inside its folder, through "exports" as a user's import would.
+  return run(process.execPath, ['--input-type=module', '-e', PROBE, specifier], {
+    cwd: TEST_BUILD,
+    env: { PATH: process.env.PATH ?? '' },
+    timeout: 30_000,
+  });
+}
+
+describe('the built package entry points', () => {
+  it('exports the root and one subpath per subsystem, each typed by the declarations tsc wrote', () => {
+    expect(ENTRIES.map((e) => e.subpath)).toEqual(
+      expect.arrayContaining(['.', './tools', './agents', './engine', './testing', './server']),
+    );
+    expect(manifest.main).toBe((manifest.exports['.'] as ExportTarget).default);
+    for (const { subpath, target } of ENTRIES) {
+      expect(existsSync(join(TEST_BUILD, target.default)), target.default).toBe(true);
+      expect(target.types).toBe(
+        subpath === '.' ? './dist/index.d.ts' : `./dist${subpath.slice(1)}/index.d.ts`,
+      );
+      expect(existsSync(sourceBarrel(subpath)), subpath).toBe(true);
+    }
+  });
+
+  it('every file of the bundle finds each file it imports (no missing chunk)', () => {
+    const folder = join(TEST_BUILD, 'dist', 'lib');
+    const files = readdirSync(folder).filter((name) => name.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(ENTRIES.length);
+    const missing: string[] = [];
+    for (const name of files) {
+      const text = readFileSync(join(folder, name), 'utf8');
+      for (const match of text.matchAll(/(?:from\s*|import\s*\(?\s*)["'](\.[^"']+)["']/g)) {
+        const target = match[1] ?? '';
+        if (!existsSync(join(folder, target))) missing.push(`${name} -> ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('imports each entry in a fresh process: no output, no handle left, the exit comes by itself', async () => {
+    const probe = async (subpath: string) => {
+      const specifier = subpath === '.' ? manifest.name : `${manifest.name}${subpath.slice(1)}`;
+      const { stdout, stderr } = await importInFreshProcess(specifier);
+      return { subpath, stderr, ...(JSON.parse(stdout) as { names: string[]; left: string[] }) };
+    };
+    // Two processes at a time: on a busy machine, fourteen at once only wait for each other.
+    const results: Awaited<ReturnType<typeof probe>>[] = [];
+    const queue = ENTRIES.map((e) => e.subpath);
+    const worker = async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift())
+        results.push(await probe(next));
+    };
+    await Promise.all([worker(), worker()]);
+    expect(results.map((r) => r.subpath).sort()).toEqual(ENTRIES.map((e) => e.subpath).sort());
+    for (const result of results) {
+      // JSON.parse of the whole stdout proves nothing else was printed.
+      expect({ subpath: result.subpath, stderr: result.stderr, left: result.left }).toEqual({
+        subpath: result.subpath,
+        stderr: '',
+        left: [],
+      });
+      // The public API is unchanged: each entry exports exactly what its source barrel lists.
+      expect(result.names, result.subpath).toEqual(
+        exportedValueNames(sourceBarrel(result.subpath)),
+      );
+    }
+  }, 90_000);
+
+  it('the root and a subpath share one copy of a class (one set of chunks)', async () => {
+    const script = `
+const root = await import('openjarvis');
+const tools = await import('openjarvis/tools');
+const core = await import('openjarvis/core');
+process.stdout.write(String(root.ToolExecutor === tools.ToolExecutor && root.JarvisError === core.JarvisError));
+`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: TEST_BUILD,
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 20_000,
+    });
+    expect(stdout).toBe('true');
+  }, 30_000);
+});
