@@ -2,10 +2,18 @@
 // computed on a worker thread while the file is written, then the size and digest checks) next to `curl` fetching the same file
 // from the same local scripted hub, in the same run. Goal: >= 0.9x curl's
 // throughput. The hub runs in a child process so that neither side shares its event loop with the server.
+// Fairness: one file of 256 MiB, one hub process for every case, every side writes into a fresh folder of the same
+// disk (`-o`, never /dev/null), no compression anywhere (the hub sends none; curl asks for none without
+// `--compressed`). curl uses one connection; ipull (node-llama-cpp gives it no option) a size probe plus 3 ranged
+// streams. curl verifies nothing, so `curl, then sha256sum` is the reference for a pull that checks the SHA-256, and
+// `undici fetch -> file` (Node's own HTTP client, no ipull) shows what a Node process reaches on the same machine.
+// CPU time per case (curl's from the shell's `times`, a pull's from `process.cpuUsage`, both without the hub) tells
+// the cost per byte apart from the load of a shared machine.
 // Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick]`.
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,9 +26,9 @@ export interface DownloadBenchOptions {
   readonly quick?: boolean;
 }
 
-const FILE_BYTES = 200 * 1024 * 1024;
+const FILE_BYTES = 256 * 1024 * 1024;
 const REPOSITORY = 'bench/random-model';
-const FILE_NAME = 'bench-200mb.gguf';
+const FILE_NAME = 'bench-256mib.gguf';
 const HUB_CHILD_FLAG = '--hub-child';
 const RATE_FLAG = '--rate=';
 /** The link speed of the second run: about a gigabit connection, faster than most users' downloads. */
@@ -74,20 +82,71 @@ function curlAvailable(): boolean {
   return probe.error === undefined && probe.status === 0;
 }
 
-/** Side A: `curl -s -L -o <file> <url>`, timed from spawn to exit. */
-function curlOnce(url: string, directory: string): Promise<number> {
+/** Wall time and CPU time (all threads of the measured process, not the hub) of one sample. */
+interface Sample {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+/** Seconds of bash's `times` line (`0m0.123s 0m0.045s`: user and system) as milliseconds, summed. */
+function parseTimesLine(line: string | undefined): number {
+  let totalMs = 0;
+  for (const match of (line ?? '').matchAll(/(\d+)m([\d.]+)s/g))
+    totalMs += (Number(match[1]) * 60 + Number(match[2])) * 1000;
+  return totalMs;
+}
+
+/**
+ * Side A: `curl -s -S -f -L -o <file> <url>` (one connection, no compression), optionally followed by
+ * `sha256sum <file>`, run by bash so that its `times` reports the children's CPU time; timed from spawn to exit.
+ */
+function curlOnce(url: string, directory: string, hash: boolean): Promise<Sample> {
   const target = join(directory, FILE_NAME);
+  const script = `curl -s -S -f -L -o "$1" "$2"${hash ? ' && sha256sum "$1" > /dev/null' : ''} && times`;
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('curl', ['-s', '-S', '-f', '-L', '-o', target, url], { stdio: 'inherit' });
+    let output = '';
+    const child = spawn('bash', ['-c', script, 'bash', target, url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout.on('data', (data: Buffer) => {
+      output += data.toString();
+    });
     child.once('error', reject);
     child.once('exit', (code) => {
-      const elapsedMs = performance.now() - started;
+      const wallMs = performance.now() - started;
       if (code !== 0) return reject(new Error(`curl exited with ${code}`));
       if (statSync(target).size !== FILE_BYTES) return reject(new Error('curl wrote a short file'));
-      resolve(elapsedMs);
+      resolve({ wallMs, cpuMs: parseTimesLine(output.trim().split('\n')[1]) });
     });
   });
+}
+
+/** Runs `work` in this process, timing it and counting this process's CPU time (main thread, workers, libuv). */
+async function inProcess(work: () => Promise<void>): Promise<Sample> {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** Reference: Node's own `fetch` (undici) writing each read at its position, what any Node downloader builds on. */
+async function fetchToFile(url: string, directory: string): Promise<void> {
+  const response = await fetch(url);
+  if (!response.ok || response.body === null) throw new Error(`fetch answered ${response.status}`);
+  const file = await open(join(directory, FILE_NAME), 'w');
+  try {
+    let position = 0;
+    for await (const chunk of response.body) {
+      await file.write(chunk, 0, chunk.length, position);
+      position += chunk.length;
+    }
+    if (position !== FILE_BYTES) throw new Error(`fetch wrote ${position} bytes`);
+  } finally {
+    await file.close();
+  }
 }
 
 /** A HEAD that tells nothing, so `pullModel` knows no SHA-256 (nor size) and skips the verification. */
@@ -95,24 +154,21 @@ const blindFetch: NonNullable<Engine.PullModelOptions['fetch']> = () =>
   Promise.resolve(new Response(null, { status: 200 }));
 
 /** Side B: `pullModel` into a fresh models folder, timed until the file is verified and in place. */
-async function pullOnce(endpoint: string, directory: string, verify: boolean): Promise<number> {
-  const started = performance.now();
+async function pullOnce(endpoint: string, directory: string, verify: boolean): Promise<void> {
   const pulled = await engine.pullModel({
     model: `hf:${REPOSITORY}/${FILE_NAME}`,
     modelsDir: directory,
     endpoint,
     ...(verify ? {} : { fetch: blindFetch }),
   });
-  const elapsedMs = performance.now() - started;
   if (!pulled.downloaded || pulled.sizeBytes !== FILE_BYTES)
     throw new Error(`pullModel did not download the whole file: ${JSON.stringify(pulled)}`);
   if (verify !== (pulled.sha256 !== undefined))
     throw new Error(`pullModel ${verify ? 'did not verify' : 'verified'} the SHA-256`);
-  return elapsedMs;
 }
 
 /** Runs `measure` in a fresh temporary folder that is removed afterwards. */
-async function inFreshFolder(measure: (directory: string) => Promise<number>): Promise<number> {
+async function inFreshFolder<T>(measure: (directory: string) => Promise<T>): Promise<T> {
   const directory = mkdtempSync(join(tmpdir(), 'jarvis-download-bench-'));
   try {
     return await measure(directory);
@@ -144,19 +200,22 @@ function formatLoad(): string {
 
 interface Case {
   readonly name: string;
-  readonly run: (directory: string) => Promise<number>;
+  readonly run: (directory: string) => Promise<Sample>;
 }
 
-function formatReport(cases: readonly Case[], timesMs: ReadonlyMap<string, number[]>): string {
-  const rate = (name: string) => FILE_BYTES / MB / (median(timesMs.get(name) ?? []) / 1000);
-  const baseline = rate(cases[0]?.name ?? '');
-  const rows = cases.map((c, index) => {
-    const ratio = index === 0 ? '1.00x (baseline)' : `${(rate(c.name) / baseline).toFixed(3)}x`;
-    const ms = median(timesMs.get(c.name) ?? []).toFixed(0);
-    return `${c.name.padEnd(44)}  ${rate(c.name).toFixed(1).padStart(8)}  ${ms.padStart(9)}  ${ratio}`;
+/** One row per case: median throughput and its ratio to the first case (curl), median CPU time and its ratio. */
+function formatReport(cases: readonly Case[], samples: ReadonlyMap<string, Sample[]>): string {
+  const wallMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.wallMs));
+  const cpuMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.cpuMs));
+  const rate = (name: string) => FILE_BYTES / MB / (wallMs(name) / 1000);
+  const first = cases[0]?.name ?? '';
+  const rows = cases.map((c) => {
+    const ratio = `${(rate(c.name) / rate(first)).toFixed(3)}x`;
+    const cpuRatio = `${(cpuMs(c.name) / cpuMs(first)).toFixed(1)}x`;
+    return `${c.name.padEnd(44)}  ${rate(c.name).toFixed(1).padStart(8)}  ${wallMs(c.name).toFixed(0).padStart(9)}  ${ratio.padStart(6)}  ${cpuMs(c.name).toFixed(0).padStart(6)}  ${cpuRatio.padStart(6)}`;
   });
   return [
-    `${'case'.padEnd(44)}  ${'MB/s'.padStart(8)}  ${'median ms'.padStart(9)}  ratio`,
+    `${'case'.padEnd(44)}  ${'MB/s'.padStart(8)}  ${'median ms'.padStart(9)}  ${'ratio'.padStart(6)}  ${'CPU ms'.padStart(6)}  ${'CPU x'.padStart(6)}`,
     ...rows,
   ].join('\n');
 }
@@ -165,10 +224,10 @@ function formatReport(cases: readonly Case[], timesMs: ReadonlyMap<string, numbe
 export async function downloadBench(options: DownloadBenchOptions = {}): Promise<string> {
   const title = `## Model download: ${(FILE_BYTES / MB).toFixed(1)} MB from the scripted hub on 127.0.0.1 (302 redirect, Range)`;
   if (!curlAvailable()) return `${title}\nskipped: curl not installed`;
-  const samples = options.quick === true ? 3 : 9;
+  const samples = options.quick === true ? 3 : 7;
   const loadBefore = formatLoad();
-  const unlimited = await measureAgainstCurl(undefined, samples);
-  const linked = await measureAgainstCurl(LINK_BYTES_PER_SECOND, Math.min(samples, 5));
+  const unlimited = await measureAgainstCurl(undefined, samples, true);
+  const linked = await measureAgainstCurl(LINK_BYTES_PER_SECOND, Math.min(samples, 5), false);
   const hashMs = await hashOnlyMs();
   return [
     `${title}, interleaved samples`,
@@ -178,7 +237,7 @@ export async function downloadBench(options: DownloadBenchOptions = {}): Promise
     linked,
     `SHA-256 of a ${(FILE_BYTES / MB).toFixed(1)} MB file already on disk alone: ${hashMs.toFixed(0)} ms`,
     `load average (1, 5, 15 min) before: ${loadBefore}; after: ${formatLoad()} (${cpus().length} cores)`,
-    'goal: pullModel (with SHA-256) >= 0.9x curl throughput',
+    'goal: pullModel (with SHA-256) >= 0.9x curl throughput; ratio = MB/s over curl, CPU x = CPU time over curl',
   ].join('\n');
 }
 
@@ -186,22 +245,38 @@ export async function downloadBench(options: DownloadBenchOptions = {}): Promise
 async function measureAgainstCurl(
   bytesPerSecond: number | undefined,
   samples: number,
+  withFetchReference: boolean,
 ): Promise<string> {
   const hub = await startHubProcess(bytesPerSecond);
   const url = `${hub.url}${REPOSITORY}/resolve/main/${FILE_NAME}`;
   const cases: Case[] = [
-    { name: 'curl -s -L -o', run: (directory) => curlOnce(url, directory) },
-    { name: 'pullModel (download + SHA-256)', run: (d) => pullOnce(hub.url, d, true) },
-    { name: 'pullModel without SHA-256 (HEAD says none)', run: (d) => pullOnce(hub.url, d, false) },
+    { name: 'curl -s -S -f -L -o', run: (directory) => curlOnce(url, directory, false) },
+    { name: 'curl -o, then sha256sum', run: (directory) => curlOnce(url, directory, true) },
+    {
+      name: 'pullModel (download + SHA-256)',
+      run: (d) => inProcess(() => pullOnce(hub.url, d, true)),
+    },
+    {
+      name: 'pullModel without SHA-256 (HEAD says none)',
+      run: (d) => inProcess(() => pullOnce(hub.url, d, false)),
+    },
+    ...(withFetchReference
+      ? [
+          {
+            name: 'undici fetch -> file (no ipull, no SHA-256)',
+            run: (d: string) => inProcess(() => fetchToFile(url, d)),
+          },
+        ]
+      : []),
   ];
   try {
-    const timesMs = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+    const measured = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
     for (const c of cases) await inFreshFolder(c.run); // warm up: page cache, JIT, the hub's first connection
     for (let sample = 0; sample < samples; sample += 1) {
       const order = sample % 2 === 0 ? cases : [...cases].reverse();
-      for (const c of order) timesMs.get(c.name)?.push(await inFreshFolder(c.run));
+      for (const c of order) measured.get(c.name)?.push(await inFreshFolder(c.run));
     }
-    return formatReport(cases, timesMs);
+    return formatReport(cases, measured);
   } finally {
     hub.child.removeAllListeners('exit');
     hub.child.kill();
