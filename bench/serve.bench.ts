@@ -1,12 +1,21 @@
-// `jarvis serve` under load: 50 concurrent keep-alive clients (undici) through the real server next to 50
-// concurrent in-process runs of the same agent (SDK) in the same run, and the server's memory after 1,000 and
-// after 10,000 requests.
+// `jarvis serve` under load: 50 concurrent keep-alive clients through the real server next to 50 concurrent
+// in-process runs of the same agent (SDK) in the same run, and the server's memory after 1,000 and after 10,000
+// requests.
+// Both sides use the same engine: by default the scripted model over HTTP in a process of its own (what a user's
+// `jarvis serve` talks to: a model server), or with --engine=inprocess the in-process ScriptedEngine (runs that
+// never wait on I/O: a case no real deployment has, kept to show what HTTP alone adds to a run).
+// The HTTP clients run in the bench process (not the server's), on raw keep-alive sockets that send a prepared
+// request and read the response by its Content-Length (like wrk): a full HTTP client library would spend more
+// CPU per request than the server's whole HTTP layer, on the same 2 cores the server needs.
+// Rows: in-process askFull, jarvis serve, a bare Hono app with a fixed answer, and that app running askFull.
 // Usage: node --import tsx bench/serve.bench.ts [--quick] [--dist=<dir>] [--only=throughput|leak] [--telemetry=off]
+//   [--engine=http|inprocess]
 // (measures dist: run `npm run build` first; --dist measures another build of the library, such as
 // `tsc -p tsconfig.build.json --outDir <dir>`, to compare two versions on the same machine)
 import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,6 +25,8 @@ import type * as Server from '../src/server/index.js';
 import type * as Testing from '../src/testing/index.js';
 
 const CHILD_FLAG = '--serve-bench-child';
+const MODEL_FLAG = '--serve-bench-model';
+const MODEL = 'scripted';
 const QUESTION = 'What is 15% of 340?';
 const ANSWER = '15% of 340 is 51.0';
 const CLIENTS = 50;
@@ -36,6 +47,8 @@ interface LoadSample {
   readonly latenciesMs: readonly number[];
   /** CPU time (user + system) of the server process during the sample, in microseconds. */
   readonly serverCpuUs: number;
+  /** CPU time of the HTTP clients (the bench process), in microseconds; the in-process side has none apart. */
+  readonly clientCpuUs?: number;
 }
 
 interface MemorySample {
@@ -64,20 +77,58 @@ function distArgument(argv: readonly string[]): string | undefined {
   return argv.find((arg) => arg.startsWith('--dist='))?.slice('--dist='.length);
 }
 
-async function runChild(): Promise<void> {
+/** The `--<name>=<value>` argument's value. */
+function argument(argv: readonly string[], name: string): string | undefined {
+  return argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+/** The URL of a file of the build being measured. */
+function distModule(path: string): string {
   const distDir = distArgument(process.argv);
   const base =
     distDir === undefined ? new URL('../dist/', import.meta.url) : pathToFileURL(`${distDir}/`);
-  const dist = (path: string) => new URL(path, base).href;
+  return new URL(path, base).href;
+}
+
+/**
+ * The model process: the scripted OpenAI-compatible server answering every question with a calculator call and
+ * every tool result with the answer, as a model server would in a process of its own.
+ */
+async function runModel(): Promise<void> {
+  const testing = (await import(distModule('testing/index.js'))) as typeof Testing;
+  const model = await testing.startScriptedOpenAIServer({
+    handler: (request) => {
+      // The scripted server records every request for tests; a model server keeps nothing.
+      const recorded = model.requests as unknown[];
+      if (recorded.length > 1000) recorded.length = 0;
+      const messages = (request.body as { messages?: { role?: string }[] } | undefined)?.messages;
+      return messages?.[messages.length - 1]?.role === 'tool'
+        ? { content: ANSWER, usage: { promptTokens: 40, completionTokens: 6 } }
+        : {
+            toolCalls: [{ name: 'calculator', arguments: { expression: '340*15/100' } }],
+            usage: { promptTokens: 30, completionTokens: 12 },
+          };
+    },
+  });
+  process.on('disconnect', () => void model.close().finally(() => process.exit(0)));
+  process.send?.({ url: model.baseUrl });
+}
+
+async function runChild(): Promise<void> {
+  const dist = distModule;
   const library = (await import(dist('index.js'))) as typeof Library;
   const server = (await import(dist('server/index.js'))) as typeof Server;
   const testing = (await import(dist('testing/index.js'))) as typeof Testing;
+  const modelUrl = argument(process.argv, 'model-url');
   const home = await mkdtemp(join(tmpdir(), 'jarvis-serve-bench-'));
   if (process.argv.includes('--telemetry=off'))
     await writeFile(join(home, 'config.toml'), '[telemetry]\nenabled = false\n');
   const jarvis = new library.Jarvis({
-    engine: endlessEngine(testing),
-    env: { OPENJARVIS_HOME: home },
+    engine:
+      modelUrl === undefined
+        ? endlessEngine(testing)
+        : new library.OpenAICompatibleEngine({ baseUrl: modelUrl }),
+    env: { OPENJARVIS_HOME: home, OPENJARVIS_MODEL: MODEL },
     cwd: home,
     registries: library.createRegistries(),
   });
@@ -106,20 +157,29 @@ async function runChild(): Promise<void> {
       .finally(() => process.exit(0));
   });
   const bare = await startBareServer();
-  process.on('disconnect', () => bare.close());
-  process.send?.({ url: running.url, bareUrl: bare.url });
+  const bareAgent = await startBareServer(ask);
+  process.on('disconnect', () => {
+    bare.close();
+    bareAgent.close();
+  });
+  process.send?.({ url: running.url, bareUrl: bare.url, bareAgentUrl: bareAgent.url });
 }
 
 /**
  * The floor of any HTTP server on this machine: a bare Hono app on @hono/node-server (what jarvis serve is built
  * on) that parses the request and answers a fixed completion, in the same process, under the same clients.
+ * With `run`, it first runs the in-process side's askFull: an agent behind HTTP with none of jarvis serve's
+ * own work (guards, limits, deadline, OpenAI shapes), which tells that work apart from HTTP's.
  */
-async function startBareServer(): Promise<{ readonly url: string; close(): void }> {
+async function startBareServer(
+  run?: () => Promise<void>,
+): Promise<{ readonly url: string; close(): void }> {
   const { Hono } = await import('hono');
   const { createAdaptorServer } = await import('@hono/node-server');
   const app = new Hono();
   app.post('/v1/chat/completions', async (c) => {
     const request = JSON.parse(await c.req.text()) as { model: string };
+    await run?.();
     return c.json({
       id: 'chatcmpl-bare',
       object: 'chat.completion',
@@ -197,28 +257,47 @@ async function loadCount(clients: number, count: number, once: () => Promise<voi
 
 interface ServerChild {
   readonly child: ChildProcess;
+  /** The scripted model's process (with --engine=http), stopped with the server. */
+  readonly model: ChildProcess | undefined;
   readonly url: string;
   /** The bare Hono server of the same process (the HTTP floor). */
   readonly bareUrl: string;
+  /** The bare Hono server running askFull per request (an agent behind HTTP without jarvis serve's own work). */
+  readonly bareAgentUrl: string;
   command<T>(command: ChildCommand): Promise<T>;
 }
 
-async function startChild(options: ServeBenchOptions): Promise<ServerChild> {
-  const args = [
-    CHILD_FLAG,
-    ...(options.distDir === undefined ? [] : [`--dist=${options.distDir}`]),
-    ...(options.telemetry === false ? ['--telemetry=off'] : []),
-  ];
-  const child = fork(fileURLToPath(import.meta.url), args, {
+/** Forks this file in a role (`flag`); resolves with the process and its first message. */
+async function forkRole<T>(flag: string, args: readonly string[]): Promise<[ChildProcess, T]> {
+  const child = fork(fileURLToPath(import.meta.url), [flag, ...args], {
     execArgv: [...process.execArgv, '--expose-gc'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  const { url, bareUrl } = await new Promise<{ url: string; bareUrl: string }>(
-    (resolve, reject) => {
-      child.once('message', (message) => resolve(message as { url: string; bareUrl: string }));
-      child.once('exit', (code) => reject(new Error(`the server process exited early (${code})`)));
-    },
-  );
+  const first = await new Promise<T>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as T));
+    child.once('exit', (code) => reject(new Error(`the ${flag} process exited early (${code})`)));
+  });
+  return [child, first];
+}
+
+async function startChild(options: ServeBenchOptions): Promise<ServerChild> {
+  const dist = options.distDir === undefined ? [] : [`--dist=${options.distDir}`];
+  const [model, modelUrl] =
+    options.engine === 'inprocess'
+      ? [undefined, undefined]
+      : await forkRole<{ url: string }>(MODEL_FLAG, dist).then(
+          ([process, { url }]) => [process, url] as const,
+        );
+  const args = [
+    ...dist,
+    ...(options.telemetry === false ? ['--telemetry=off'] : []),
+    ...(modelUrl === undefined ? [] : [`--model-url=${modelUrl}`]),
+  ];
+  const [child, { url, bareUrl, bareAgentUrl }] = await forkRole<{
+    url: string;
+    bareUrl: string;
+    bareAgentUrl: string;
+  }>(CHILD_FLAG, args);
   // One command at a time: each reply answers the oldest command waiting.
   const waiting: { resolve: (value: unknown) => void; reject: (error: Error) => void }[] = [];
   child.on('message', (message: { reply?: unknown; error?: string }) => {
@@ -228,8 +307,10 @@ async function startChild(options: ServeBenchOptions): Promise<ServerChild> {
   });
   return {
     child,
+    model,
     url,
     bareUrl,
+    bareAgentUrl,
     command: <T>(command: ChildCommand) =>
       new Promise<T>((resolve, reject) => {
         waiting.push({ resolve: resolve as (value: unknown) => void, reject });
@@ -238,19 +319,106 @@ async function startChild(options: ServeBenchOptions): Promise<ServerChild> {
   };
 }
 
-/** One chat completion over the keep-alive pool; throws unless it is a 200 with the scripted answer. */
-function httpAsk(pool: Pool, model: string): () => Promise<void> {
-  const body = JSON.stringify({ model, messages: [{ role: 'user', content: QUESTION }] });
-  return async () => {
-    const response = await pool.request({
-      path: '/v1/chat/completions',
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
+/** A response as the raw client reads it. */
+interface RawResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+/**
+ * One keep-alive HTTP/1.1 connection that sends a prepared request and reads the response by its
+ * Content-Length, one request at a time (what wrk does; no header objects, no streams).
+ */
+class RawConnection {
+  readonly #socket: Socket;
+  #buffer: Buffer = Buffer.alloc(0);
+  #waiting: { resolve: (r: RawResponse) => void; reject: (e: Error) => void } | undefined;
+
+  private constructor(socket: Socket) {
+    this.#socket = socket;
+    socket.on('data', (chunk: Buffer) => this.#read(chunk));
+    socket.on('error', (error) => this.#fail(error));
+    socket.on('close', () => this.#fail(new Error('the server closed the connection')));
+  }
+
+  static async open(url: string): Promise<RawConnection> {
+    const { hostname, port } = new URL(url);
+    const socket = connect({ host: hostname, port: Number(port), noDelay: true });
+    await once(socket, 'connect');
+    return new RawConnection(socket);
+  }
+
+  send(request: Buffer): Promise<RawResponse> {
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.#socket.write(request);
     });
-    const text = await response.body.text();
-    if (response.statusCode !== 200 || !text.includes(ANSWER))
-      throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+
+  #read(chunk: Buffer): void {
+    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    const headEnd = this.#buffer.indexOf('\r\n\r\n');
+    if (headEnd === -1) return;
+    const head = this.#buffer.toString('latin1', 0, headEnd);
+    const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1];
+    if (length === undefined) {
+      this.#fail(new Error(`no Content-Length: ${head}`));
+      return;
+    }
+    const end = headEnd + 4 + Number(length);
+    if (this.#buffer.length < end) return;
+    const response = {
+      status: Number(head.slice(9, 12)),
+      body: this.#buffer.toString('utf8', headEnd + 4, end),
+    };
+    this.#buffer = this.#buffer.subarray(end);
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.resolve(response);
+  }
+
+  #fail(error: Error): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.reject(error);
+  }
+}
+
+/** `count` raw keep-alive connections to `url` and a request function taking whichever is free. */
+async function openClients(
+  url: string,
+  model: string,
+  count: number,
+): Promise<{ ask: () => Promise<void>; close(): void }> {
+  const idle = await Promise.all(Array.from({ length: count }, () => RawConnection.open(url)));
+  const all = [...idle];
+  const body = Buffer.from(
+    JSON.stringify({ model, messages: [{ role: 'user', content: QUESTION }] }),
+  );
+  const { host } = new URL(url);
+  const request = Buffer.concat([
+    Buffer.from(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    ),
+    body,
+  ]);
+  const ask = async () => {
+    const connection = idle.pop();
+    if (connection === undefined) throw new Error('more requests at once than connections');
+    const response = await connection.send(request);
+    idle.push(connection);
+    if (response.status !== 200 || !response.body.includes(ANSWER))
+      throw new Error(`HTTP ${response.status}: ${response.body.slice(0, 300)}`);
+  };
+  return {
+    ask,
+    close: () => {
+      for (const connection of all) connection.close();
+    },
   };
 }
 
@@ -278,27 +446,28 @@ async function httpSample(
   durationMs: number,
   url: string = server.url,
 ): Promise<LoadSample> {
-  const pool = new Pool(url, { connections: CLIENTS, pipelining: 1 });
+  const clients = await openClients(url, model, CLIENTS);
   try {
-    const ask = httpAsk(pool, model);
-    // Open the connections first (one request on each, not measured): the in-process side has none to open.
-    await Promise.all(Array.from({ length: CLIENTS }, ask));
+    // A first request on each connection (not measured): the in-process side has nothing to warm.
+    await Promise.all(Array.from({ length: CLIENTS }, clients.ask));
     const cpuBefore = await server.command<number>({ cmd: 'cpu' });
-    const sample = await loadFor(CLIENTS, durationMs, ask);
+    const clientBefore = cpuUs();
+    const sample = await loadFor(CLIENTS, durationMs, clients.ask);
+    const clientCpuUs = cpuUs() - clientBefore;
     const serverCpuUs = (await server.command<number>({ cmd: 'cpu' })) - cpuBefore;
-    return { ...sample, serverCpuUs };
+    return { ...sample, serverCpuUs, clientCpuUs };
   } finally {
-    await pool.close();
+    clients.close();
   }
 }
 
-/** `count` requests over a fresh keep-alive pool, `CLIENTS` at a time. */
+/** `count` requests over fresh keep-alive connections, `CLIENTS` at a time. */
 async function httpCount(server: ServerChild, model: string, count: number): Promise<void> {
-  const pool = new Pool(server.url, { connections: CLIENTS, pipelining: 1 });
+  const clients = await openClients(server.url, model, CLIENTS);
   try {
-    await loadCount(CLIENTS, count, httpAsk(pool, model));
+    await loadCount(CLIENTS, count, clients.ask);
   } finally {
-    await pool.close();
+    clients.close();
   }
 }
 
@@ -313,6 +482,8 @@ export interface ServeBenchOptions {
   readonly distDir?: string | undefined;
   /** Telemetry and run traces stored as in a default home (default true); false writes `[telemetry] enabled = false`. */
   readonly telemetry?: boolean | undefined;
+  /** The model both sides use: the scripted model server over HTTP (default) or the in-process ScriptedEngine. */
+  readonly engine?: 'http' | 'inprocess' | undefined;
   /** Only one of the two parts (default: both). */
   readonly only?: 'throughput' | 'leak' | undefined;
 }
@@ -328,7 +499,7 @@ export async function serveBench(options: ServeBenchOptions = {}): Promise<strin
   const throughput = only === 'leak' ? [] : await measureThroughput(rounds, durationMs, options);
   const leak = only === 'throughput' ? [] : await measureLeak(1_000, 10_000, options);
   return [
-    `jarvis serve: ${CLIENTS} concurrent clients, orchestrator + calculator over a scripted model (2 model calls + 1 tool call per request), ${rounds} rounds × ${durationMs} ms per side, medians; telemetry ${options.telemetry === false ? 'off' : 'on'}`,
+    `jarvis serve: ${CLIENTS} concurrent clients, orchestrator + calculator over a scripted model ${options.engine === 'inprocess' ? 'in-process (ScriptedEngine)' : 'server over HTTP (its own process)'} (2 model calls + 1 tool call per request), ${rounds} rounds × ${durationMs} ms per side, medians; telemetry ${options.telemetry === false ? 'off' : 'on'}`,
     ...throughput,
     ...leak,
   ].join('\n');
@@ -347,6 +518,7 @@ async function measureThroughput(
       (ms: number) => inProcessSample(server, ms),
       (ms: number) => httpSample(server, model, ms),
       (ms: number) => httpSample(server, model, ms, server.bareUrl),
+      (ms: number) => httpSample(server, model, ms, server.bareAgentUrl),
     ];
     for (const side of sides) await side(500); // warm-up
     const samples: LoadSample[][] = sides.map(() => []);
@@ -358,14 +530,19 @@ async function measureThroughput(
       }
       loads.push(loadavg()[0] ?? Number.NaN);
     }
-    const [inProcess = [], http = [], bare = []] = samples;
+    const [inProcess = [], http = [], bare = [], bareAgent = []] = samples;
     return [
       `load average (1 min) during the rounds: ${loads.map((load) => load.toFixed(1)).join(', ')} on ${availableParallelism()} cores`,
-      ...throughputTable(http, inProcess, bare),
+      ...throughputTable(http, inProcess, bare, bareAgent),
     ];
   } finally {
-    server.child.disconnect();
+    stopChild(server);
   }
+}
+
+function stopChild(server: ServerChild): void {
+  server.child.disconnect();
+  server.model?.disconnect();
 }
 
 async function measureLeak(
@@ -388,7 +565,7 @@ async function measureLeak(
       `  heapUsed  ${mib(early.heapUsedBytes)} -> ${mib(late.heapUsedBytes)}  ${ratio(early.heapUsedBytes, late.heapUsedBytes)}`,
     ];
   } finally {
-    server.child.disconnect();
+    stopChild(server);
   }
 }
 
@@ -396,33 +573,42 @@ function throughputTable(
   http: readonly LoadSample[],
   inProcess: readonly LoadSample[],
   bare: readonly LoadSample[],
+  bareAgent: readonly LoadSample[],
 ): string[] {
   const row = (name: string, samples: readonly LoadSample[]) => {
     const rps = median(samples.map((s) => (s.requests * 1000) / s.elapsedMs));
     const p50 = median(samples.map((s) => percentile(s.latenciesMs, 0.5)));
     const p99 = median(samples.map((s) => percentile(s.latenciesMs, 0.99)));
     const cpuMs = median(samples.map((s) => s.serverCpuUs / 1000 / s.requests));
-    return { name, rps, p50, p99, cpuMs };
+    const clientMs = median(samples.map((s) => (s.clientCpuUs ?? Number.NaN) / 1000 / s.requests));
+    return { name, rps, p50, p99, cpuMs, clientMs };
   };
   const rows = [
     row('in-process (SDK askFull)', inProcess),
     row('jarvis serve (HTTP)', http),
     row('bare Hono (HTTP floor)', bare),
+    row('bare Hono + askFull', bareAgent),
   ];
   const base = rows[0]?.rps ?? Number.NaN;
   const lines = [
-    `${'case'.padEnd(26)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'server CPU ms/req'.padStart(19)}${'× in-process req/s'.padStart(20)}`,
+    `${'case'.padEnd(26)}${'req/s'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'server CPU ms/req'.padStart(19)}${'client CPU ms/req'.padStart(19)}${'× in-process req/s'.padStart(20)}`,
   ];
   for (const r of rows) {
+    const client = Number.isNaN(r.clientMs) ? '-' : r.clientMs.toFixed(3);
     lines.push(
-      `${r.name.padEnd(26)}${r.rps.toFixed(0).padStart(9)}${r.p50.toFixed(1).padStart(9)}${r.p99
+      `${r.name.padEnd(26)}${r.rps.toFixed(0).padStart(8)}${r.p50.toFixed(1).padStart(9)}${r.p99
         .toFixed(1)
-        .padStart(9)}${r.cpuMs.toFixed(3).padStart(19)}${(r.rps / base).toFixed(2).padStart(20)}`,
+        .padStart(9)}${r.cpuMs.toFixed(3).padStart(19)}${client.padStart(19)}${(r.rps / base)
+        .toFixed(2)
+        .padStart(20)}`,
     );
   }
   lines.push(
     'goal: jarvis serve req/s ≥ 0.80× in-process. The bare row answers a fixed JSON with no agent: what HTTP',
-    'alone costs here (its CPU column is the server side only; the clients run in the bench process, on the same cores).',
+    'alone costs here; bare + askFull runs the agent behind that bare app (HTTP and the agent without jarvis',
+    "serve's guards, limits, deadline and OpenAI shapes). Server CPU is the server process's; client CPU is the",
+    "bench process's raw HTTP clients (the in-process side's 50 loops run inside the server process); the model",
+    'process is not counted.',
   );
   return lines;
 }
@@ -442,6 +628,8 @@ function median(values: readonly number[]): number {
 
 if (process.argv.includes(CHILD_FLAG)) {
   await runChild();
+} else if (process.argv.includes(MODEL_FLAG)) {
+  await runModel();
 } else if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
   console.log(
@@ -450,6 +638,7 @@ if (process.argv.includes(CHILD_FLAG)) {
       distDir: distArgument(process.argv),
       telemetry: !process.argv.includes('--telemetry=off'),
       only: only === 'throughput' || only === 'leak' ? only : undefined,
+      engine: argument(process.argv, 'engine') === 'inprocess' ? 'inprocess' : 'http',
     }),
   );
 }

@@ -1,4 +1,5 @@
 import type { EventBus } from '../core/index.js';
+import { SqliteTelemetryBackend } from './sqlite-telemetry-backend.js';
 import type { TelemetryRecord } from './telemetry-record.js';
 import { TelemetryStore } from './telemetry-store.js';
 import type { TelemetrySummaryEntry, TelemetrySummaryOptions } from './telemetry-summary.js';
@@ -41,63 +42,7 @@ export interface TelemetryBackend {
   close(): Promise<void>;
 }
 
-/**
- * The synchronous SQLite `TelemetryStore` behind the asynchronous interface: writes happen at once (so there is
- * nothing to flush) and each read's result or error comes back as a settled promise.
- */
-export class SqliteTelemetryBackend implements TelemetryBackend {
-  readonly location: string;
-
-  constructor(readonly sqlite: TelemetryStore) {
-    this.location = sqlite.dbPath;
-  }
-
-  get writeFailures(): number {
-    return this.sqlite.writeFailures;
-  }
-
-  get lastWriteError(): unknown {
-    return this.sqlite.lastWriteError;
-  }
-
-  record(record: TelemetryRecord): void {
-    this.sqlite.record(record);
-  }
-
-  recordRun(trace: FinishedTrace): void {
-    this.sqlite.recordRun(trace);
-  }
-
-  attach(bus: EventBus): () => void {
-    return this.sqlite.attach(bus);
-  }
-
-  traceSink(): TraceSink {
-    return this.sqlite.traceSink();
-  }
-
-  async flush(): Promise<void> {}
-
-  async summary(options?: TelemetrySummaryOptions): Promise<readonly TelemetrySummaryEntry[]> {
-    return this.sqlite.summary(options);
-  }
-
-  async recent(limit?: number): Promise<readonly TelemetryRecord[]> {
-    return this.sqlite.recent(limit);
-  }
-
-  async listRuns(options?: ListRunsOptions): Promise<readonly TraceRunSummary[]> {
-    return this.sqlite.listRuns(options);
-  }
-
-  async getRun(id: string): Promise<TraceRun | undefined> {
-    return this.sqlite.getRun(id);
-  }
-
-  async close(): Promise<void> {
-    this.sqlite.close();
-  }
-}
+export { SqliteTelemetryBackend } from './sqlite-telemetry-backend.js';
 
 /** The asynchronous store for either kind: a SQLite `TelemetryStore` is wrapped, a backend passes through. */
 export function telemetryBackend(store: TelemetryStore | TelemetryBackend): TelemetryBackend {

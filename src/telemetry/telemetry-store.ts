@@ -69,6 +69,10 @@ export class TelemetryStore {
   readonly #redact: Redactor;
   readonly #traces: TraceTables;
   readonly #maxRuns: number;
+  readonly #writeBatch: (
+    records: readonly TelemetryRecord[],
+    runs: readonly FinishedTrace[],
+  ) => void;
 
   /** Opens or creates the database; throws a `JarvisError` naming the file when it cannot be used. */
   constructor(options: TelemetryStoreOptions) {
@@ -89,6 +93,13 @@ export class TelemetryStore {
       summary: db.prepare(SUMMARY_SQL),
       recent: db.prepare(RECENT_SQL),
     };
+    this.#writeBatch = db.transaction(
+      (records: readonly TelemetryRecord[], runs: readonly FinishedTrace[]) => {
+        for (const record of records) this.#insertRecord(record);
+        for (const run of runs) this.#traces.insert(redactTrace(run, this.#redact));
+        if (runs.length > 0) this.#traces.prune(this.#maxRuns);
+      },
+    );
   }
 
   /** How many records from the bus could not be stored (invalid payloads and write errors). */
@@ -104,6 +115,20 @@ export class TelemetryStore {
   /** Stores one record, its texts redacted; throws a `JarvisError` for an invalid record or a closed store. */
   record(record: TelemetryRecord): void {
     this.#open();
+    this.#insertRecord(record);
+  }
+
+  /**
+   * Stores records and finished runs in one transaction (checked and redacted as `record` and `recordRun` do,
+   * runs pruned to `maxRuns` once): all or nothing, so one commit stands for a whole batch. Throws a
+   * `JarvisError` for an invalid record or a closed store, or the database's error; nothing is stored then.
+   */
+  writeBatch(records: readonly TelemetryRecord[], runs: readonly FinishedTrace[]): void {
+    this.#open();
+    this.#writeBatch(records, runs);
+  }
+
+  #insertRecord(record: TelemetryRecord): void {
     const problem = findTelemetryRecordProblem(record);
     if (problem !== undefined) {
       throw new JarvisError({

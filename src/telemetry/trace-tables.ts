@@ -73,24 +73,34 @@ export class TraceTables {
 
   /** Stores a finished run and its spans in one transaction, then keeps only the newest `maxRuns` runs. */
   store(trace: FinishedTrace, maxRuns: number): void {
-    const { summary } = trace;
     this.#db.transaction(() => {
-      this.#statements.insertRun.run({
-        ...summary,
-        error: summary.error ?? null,
-        droppedSpans: trace.droppedSpans,
-      });
-      trace.spans.forEach((span, seq) => {
-        this.#statements.insertSpan.run({
-          runId: summary.id,
-          seq,
-          ...span,
-          parentSpanId: span.parentSpanId ?? null,
-          attributes: JSON.stringify(span.attributes),
-        });
-      });
-      this.#statements.prune.run(maxRuns);
+      this.insert(trace);
+      this.prune(maxRuns);
     })();
+  }
+
+  /** Stores a finished run and its spans (a run stored again replaces the old one); call it in a transaction. */
+  insert(trace: FinishedTrace): void {
+    const { summary } = trace;
+    this.#statements.insertRun.run({
+      ...summary,
+      error: summary.error ?? null,
+      droppedSpans: trace.droppedSpans,
+    });
+    trace.spans.forEach((span, seq) => {
+      this.#statements.insertSpan.run({
+        runId: summary.id,
+        seq,
+        ...span,
+        parentSpanId: span.parentSpanId ?? null,
+        attributes: JSON.stringify(span.attributes),
+      });
+    });
+  }
+
+  /** Deletes all but the newest `maxRuns` runs. */
+  prune(maxRuns: number): void {
+    this.#statements.prune.run(maxRuns);
   }
 
   /** The newest runs first. */
