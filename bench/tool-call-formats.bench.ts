@@ -1,9 +1,13 @@
 // Issue 16's benchmark of the tool-call formats: (1) what reading a reply costs, per model family, at 1 KB and
 // 1 MB, next to JSON.parse of a JSON document of the same byte length (goal <= 3x); (2) how much of a streamed
-// reply's text reaches the user before the reply ends when it holds no call (goal >= 95%).
+// reply's text reaches the user before the reply ends when it holds no call (goal >= 95%). Part (1) is timed in a
+// worker thread without tsx (whose loader rewrites dist too), each batch right after a JSON.parse batch of the
+// same size, the ratio taken sample by sample.
 // Measures the BUILT library (build first: flock /tmp/jarvis-build.lock npm run build).
 // Standalone: node --import tsx bench/tool-call-formats.bench.ts [--quick]
+import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type { StreamChunk } from '../src/core/index.js';
 import type * as FamilyFormats from '../src/engine/wire/formats/family-formats.js';
 import type * as ReadTextToolCalls from '../src/engine/wire/formats/read-text-tool-calls.js';
@@ -369,51 +373,124 @@ const ids = () => {
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// Timing: every case sample by sample, interleaved, median per operation
+// Timing: every case sample by sample, interleaved, median per operation, in a worker that runs the built
+// library as production does (the bench itself runs under tsx, whose loader rewrites every module it loads,
+// dist included, wrapping each function it creates in a naming helper that costs 15-30% of a read)
+
+/** What one timed case runs, sent to the timing worker (the reply, the format by name, the model). */
+type CaseSpec =
+  | { readonly kind: 'json'; readonly text: string }
+  | { readonly kind: 'read'; readonly format: string; readonly reply: string }
+  | { readonly kind: 'whole'; readonly model: string | undefined; readonly reply: string };
 
 interface TimedCase {
   readonly key: string;
-  readonly run: () => unknown;
+  readonly spec: CaseSpec;
+  /** The key of the JSON.parse case timed right before each of this case's batches (their ratio per sample). */
+  readonly baseline?: string;
+  /** Cases of one group (one reply size) are timed together. */
+  readonly group: string;
 }
 
-let sink: unknown;
-
-function timeRuns(run: () => unknown, count: number): number {
-  const started = performance.now();
-  for (let i = 0; i < count; i += 1) sink = run();
-  return performance.now() - started;
+/** Per case, the median µs per run, and the median of the ratios to its baseline timed next to it. */
+interface Timings {
+  readonly micros: Map<string, number>;
+  readonly ratios: Map<string, number>;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
-/** Runs `run` in doubling batches (which warms it up) until one takes half of `targetMs`; the batch for `targetMs`. */
-function batchSize(run: () => unknown, targetMs: number): number {
-  for (let count = 1; ; count *= 2) {
-    const elapsed = timeRuns(run, count);
-    if (elapsed >= targetMs / 2 || count >= 1 << 20) {
-      return Math.max(1, Math.round((count * targetMs) / Math.max(elapsed, 0.001)));
+/**
+ * The timing worker (plain JavaScript, started without tsx): builds each case's function from its spec, warms it
+ * up and sizes a batch to `targetMs` (doubling batches until one takes half of it), then times `samples` rounds
+ * of one batch per case (each right after a batch of its JSON.parse baseline), the cases of one reply size
+ * interleaved, and posts the median µs per run of each and the median of its ratios to the baseline.
+ */
+const TIMING_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+(async () => {
+  const { cases, samples, targetMs, formatsUrl, readUrl, models } = workerData;
+  const { toolCallFormatsFor } = await import(formatsUrl);
+  const { readTextToolCalls } = await import(readUrl);
+  const formats = new Map();
+  for (const model of [undefined, ...models]) for (const f of toolCallFormatsFor(model)) formats.set(f.name, f);
+  const schema = { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } };
+  const tools = { names: new Set([${JSON.stringify(TOOL)}, 'get_weather']), parametersOf: (name) => (name === ${JSON.stringify(TOOL)} ? schema : undefined) };
+  const runOf = (spec) => {
+    if (spec.kind === 'json') return () => JSON.parse(spec.text);
+    if (spec.kind === 'read') { const format = formats.get(spec.format); return () => format.read(spec.reply, tools); }
+    let count = 0;
+    const generateId = () => 'call_' + count++;
+    return () => readTextToolCalls(spec.reply, tools, { model: spec.model ?? undefined, generateId });
+  };
+  let sink;
+  const timeRuns = (run, count) => {
+    const started = performance.now();
+    for (let i = 0; i < count; i += 1) sink = run();
+    return performance.now() - started;
+  };
+  const batchSize = (run) => {
+    for (let count = 1; ; count *= 2) {
+      const elapsed = timeRuns(run, count);
+      if (elapsed >= targetMs / 2 || count >= 1 << 20) return Math.max(1, Math.round((count * targetMs) / Math.max(elapsed, 0.001)));
+    }
+  };
+  const runs = cases.map((timed) => runOf(timed.spec));
+  const batches = runs.map(batchSize);
+  const baselines = cases.map((timed) => cases.findIndex((other) => other.key === timed.baseline));
+  const microsOf = (index) => (timeRuns(runs[index], batches[index]) * 1000) / batches[index];
+  const perRun = runs.map(() => []);
+  const perRatio = runs.map(() => []);
+  // The cases of one baseline (one size) are timed together, so the garbage of megabyte replies is collected
+  // on megabyte cases' time rather than on the kilobyte case that follows one.
+  for (const group of new Set(cases.map((timed) => timed.group))) {
+    const members = cases.flatMap((timed, index) => (timed.group === group ? [index] : []));
+    for (let sample = 0; sample < samples; sample += 1) {
+      for (const index of members) {
+        const base = baselines[index];
+        const baseMicros = base === -1 ? undefined : microsOf(base);
+        const micros = microsOf(index);
+        perRun[index].push(micros);
+        if (baseMicros !== undefined) perRatio[index].push(micros / baseMicros);
+      }
     }
   }
-}
+  const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  parentPort.postMessage({
+    micros: cases.map((timed, index) => [timed.key, median(perRun[index])]),
+    ratios: cases.flatMap((timed, index) => (perRatio[index].length === 0 ? [] : [[timed.key, median(perRatio[index])]])),
+    sink: typeof sink,
+  });
+})().catch((error) => { throw error; });
+`;
 
-/** Median µs per run of each case: warm up and size a batch to `targetMs`, then `samples` interleaved batches. */
-function medianMicros(
+/**
+ * Median µs per run of each case, and of its ratio to its baseline batch by batch (a JSON.parse batch timed right
+ * before each of its batches), timed in a worker thread that runs the built library without tsx.
+ */
+async function timeCases(
   cases: readonly TimedCase[],
   samples: number,
   targetMs: number,
-): Map<string, number> {
-  const batches = cases.map((timed) => batchSize(timed.run, targetMs));
-  const perRun = cases.map(() => [] as number[]);
-  for (let sample = 0; sample < samples; sample += 1) {
-    cases.forEach((timed, index) => {
-      const count = batches[index] ?? 1;
-      perRun[index]?.push((timeRuns(timed.run, count) * 1000) / count);
-    });
+): Promise<Timings> {
+  const worker = new Worker(TIMING_WORKER, {
+    eval: true,
+    execArgv: [],
+    workerData: {
+      cases,
+      samples,
+      targetMs,
+      formatsUrl: distUrl('engine/wire/formats/family-formats.js'),
+      readUrl: distUrl('engine/wire/formats/read-text-tool-calls.js'),
+      models: FAMILIES.flatMap((family) => (family.model === undefined ? [] : [family.model])),
+    },
+  });
+  try {
+    const [message] = (await once(worker, 'message')) as [
+      { micros: [string, number][]; ratios: [string, number][] },
+    ];
+    return { micros: new Map(message.micros), ratios: new Map(message.ratios) };
+  } finally {
+    await worker.terminate();
   }
-  return new Map(cases.map((timed, index) => [timed.key, median(perRun[index] ?? [])]));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -445,7 +522,7 @@ function prepareParseCases(formats: Map<string, ToolCallFormat>, sizes: Sizes): 
       text,
       sizeOf(shape, sizes),
     ).text;
-    cases.push({ key: `json ${shape}`, run: () => JSON.parse(document) });
+    cases.push({ key: `json ${shape}`, spec: { kind: 'json', text: document }, group: shape });
   }
   for (const family of [...FAMILIES, ...COMMON]) {
     const format = formats.get(family.format);
@@ -461,17 +538,23 @@ function prepareParseCases(formats: Map<string, ToolCallFormat>, sizes: Sizes): 
         const found = whole();
         return found && { content: found.content, calls: found.toolCalls };
       };
-      const checks: [string, () => string | undefined, () => unknown][] = [
-        ['whole', () => callProblem(wholeFound(), args, content), whole],
+      const checks: [string, () => string | undefined, CaseSpec][] = [
+        [
+          'whole',
+          () => callProblem(wholeFound(), args, content),
+          { kind: 'whole', model: family.model, reply },
+        ],
       ];
       if (format !== undefined) {
-        checks.push(['read', () => callProblem(read(), args, content), read]);
+        const spec: CaseSpec = { kind: 'read', format: format.name, reply };
+        checks.push(['read', () => callProblem(read(), args, content), spec]);
       }
-      for (const [kind, check, run] of checks) {
+      for (const [kind, check, spec] of checks) {
         const key = caseKey(kind, family.format, shape);
         const problem = check();
         if (problem !== undefined) problems.set(key, problem);
-        cases.push({ key, run });
+        const base = shape === 'small' ? 'small' : 'arg';
+        cases.push({ key, spec, baseline: `json ${base}`, group: base });
       }
     }
   }
@@ -513,6 +596,8 @@ interface ParseTableInput {
   readonly kind: 'read' | 'whole';
   readonly families: readonly FamilyWriter[];
   readonly micros: Map<string, number>;
+  /** Each case's median ratio to its JSON.parse baseline, batch by batch. */
+  readonly ratios: Map<string, number>;
   readonly problems: Map<string, string>;
   readonly sizes: Sizes;
 }
@@ -529,7 +614,7 @@ const SHAPE_NAMES: Record<Shape, string> = { small: 'small', arg: 'long arg', pr
 
 /** One table (format.read or readTextToolCalls): per family the µs and ratio to JSON.parse per shape. */
 function parseTable(input: ParseTableInput): ParseTable {
-  const { kind, micros, problems, sizes } = input;
+  const { kind, micros, ratios, problems, sizes } = input;
   const what = kind === 'read' ? 'format.read' : 'readTextToolCalls';
   const over: string[] = [];
   const wrong: string[] = [];
@@ -545,7 +630,7 @@ function parseTable(input: ParseTableInput): ParseTable {
         row.push('n/a', '');
         continue;
       }
-      const ratio = us / base;
+      const ratio = ratios.get(key) ?? us / base;
       row.push(formatMicros(us), `${ratio.toFixed(2)}x`);
       if (ratio > RATIO_GOAL) slow.push(SHAPE_NAMES[shape]);
       const problem = problems.get(key);
@@ -576,11 +661,11 @@ function parseTable(input: ParseTableInput): ParseTable {
   return { table: renderTable(title, header, rows), over, wrong };
 }
 
-function parseCostReport(sizes: Sizes, samples: number, targetMs: number): string {
+async function parseCostReport(sizes: Sizes, samples: number, targetMs: number): Promise<string> {
   const formats = libraryFormats();
   const prepared = prepareParseCases(formats, sizes);
-  const micros = medianMicros(prepared.cases, samples, targetMs);
-  const common = { micros, problems: prepared.problems, sizes };
+  const { micros, ratios } = await timeCases(prepared.cases, samples, targetMs);
+  const common = { micros, ratios, problems: prepared.problems, sizes };
   const read = parseTable({ kind: 'read', families: FAMILIES, ...common });
   const whole = parseTable({ kind: 'whole', families: [...FAMILIES, ...COMMON], ...common });
   const json = (shape: Shape) => formatMicros(micros.get(`json ${shape}`) ?? Number.NaN);
@@ -590,7 +675,7 @@ function parseCostReport(sizes: Sizes, samples: number, targetMs: number): strin
     read.table,
     '',
     whole.table,
-    `baseline: JSON.parse of a {"name", "arguments": {"path", "text"}} document of the same bytes: ${formatSize(sizes.small)} ${json('small')}, ${formatSize(sizes.large)} ${json('arg')} (medians of ${samples} samples; the DeepSeek replies are two-byte strings)`,
+    `baseline: JSON.parse of a {"name", "arguments": {"path", "text"}} document of the same bytes: ${formatSize(sizes.small)} ${json('small')}, ${formatSize(sizes.large)} ${json('arg')} (medians of ${samples} interleaved samples, timed in a worker without tsx; a ratio is the median over the samples of a batch's time to that of a JSON.parse batch timed right before it; the DeepSeek replies are two-byte strings)`,
     `goal: each family <= ${RATIO_GOAL}x JSON.parse of the same bytes: ${over.length === 0 ? 'met' : `NOT met by ${over.length} of ${FAMILIES.length * 2 + COMMON.length} rows (see the flag column)`}`,
   ];
   if (wrong.length > 0) {
@@ -791,11 +876,10 @@ export async function toolCallFormatsBench(
 ): Promise<string> {
   const quick = options.quick === true;
   const sizes: Sizes = { small: KB, large: quick ? 128 * KB : KB * KB };
-  const parse = parseCostReport(sizes, quick ? 5 : 15, quick ? 5 : 20);
+  const parse = await parseCostReport(sizes, quick ? 5 : 15, quick ? 5 : 20);
   return `${parse}\n\n${streamingReport(20 * KB)}`;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(await toolCallFormatsBench({ quick: process.argv.includes('--quick') }));
-  void sink;
 }

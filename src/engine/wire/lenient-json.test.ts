@@ -268,4 +268,32 @@ describe('jsonString', () => {
       { numRuns: 500, seed: 16 },
     );
   });
+
+  it('writes long strings (quotes, backslashes and line feeds written from their hits) as JSON.stringify does', () => {
+    const prose = 'The "report" shows 3.5% growth.\nNext: C:\\temp\\notes, then "done". '.repeat(8);
+    const texts = [
+      prose,
+      'x'.repeat(200),
+      `${prose}\t tab`,
+      `${prose}\u0001`,
+      `${prose}\ud83d\ude00 pair`,
+      `${prose}\ud800 lone`,
+      `${'"'.repeat(300)}`,
+      `${'\n'.repeat(300)}ends`,
+      `é ${prose} \u2028`,
+    ];
+    for (const text of texts) expect(jsonString(text)).toBe(JSON.stringify(text));
+    const alphabet = ['a', 'b', ' ', '.', '"', '\\', '\n', 'é', '\ud83d\ude00'];
+    const weights = alphabet.map((char, index) => ({
+      arbitrary: fc.constant(char),
+      weight: index < 4 ? 20 : 1,
+    }));
+    fc.assert(
+      fc.property(fc.array(fc.oneof(...weights), { minLength: 64, maxLength: 600 }), (chars) => {
+        const text = chars.join('');
+        expect(jsonString(text)).toBe(JSON.stringify(text));
+      }),
+      { numRuns: 300, seed: 17 },
+    );
+  });
 });

@@ -162,6 +162,35 @@ describe('extractTextToolCalls: Llama 3.x', () => {
     ]);
   });
 
+  it('writes pythonic arguments as JSON.stringify writes the values read (strings copied or decoded)', () => {
+    const args = (text: string) => extract(text)?.toolCalls[0]?.arguments;
+    const long = 'A "quoted" word, a C:\\path and a line\nbreak. '.repeat(4);
+    expect(args(`[calculator(expression=${JSON.stringify(long)})]`)).toBe(
+      JSON.stringify({ expression: long }),
+    );
+    expect(args('[calculator(expression="a\\/b \\u00e9 \\t")]')).toBe('{"expression":"a/b é \\t"}');
+    expect(args("[calculator(expression='it\\'s \"fine\"')]")).toBe(
+      '{"expression":"it\'s \\"fine\\""}',
+    );
+    expect(args('[calculator(expression="raw\nbreak")]')).toBe('{"expression":"raw\\nbreak"}');
+    expect(args('[calculator(expression="\\ud800 lone")]')).toBe('{"expression":"\\ud800 lone"}');
+    // A key given twice: the later value, in the first one's place (as an object keeps it).
+    expect(args('[get_weather(city="Oslo", days=3, city="Bergen")]')).toBe(
+      '{"city":"Bergen","days":3}',
+    );
+    expect(args('[get_weather(__proto__="x", days=None)]')).toBe('{"__proto__":"x","days":null}');
+    const alphabet = ['a', ' ', '"', '\\', '\n', '\t', '\u0001', '\ud83d', '\ude00', 'é', '/'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 120 }), (chars) => {
+        const text = chars.join('');
+        expect(args(`[calculator(expression=${JSON.stringify(text)}, n=1)]`)).toBe(
+          JSON.stringify({ expression: text, n: 1 }),
+        );
+      }),
+      { numRuns: 300, seed: 18 },
+    );
+  });
+
   it('refuses pythonic calls with positional arguments or unknown names', () => {
     expect(extract('[get_weather("Oslo")]')).toBeUndefined();
     expect(extract('[print(x=1)]')).toBeUndefined();

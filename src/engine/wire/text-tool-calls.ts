@@ -5,6 +5,8 @@ import {
   compactJsonText,
   entrySpans,
   fail,
+  indexBefore,
+  isWellFormedText,
   type JsonSpan,
   jsonMembers,
   matchSticky,
@@ -845,26 +847,83 @@ function readPythonCall(
   const match = matchSticky(CALL_NAME, text, index, limit);
   const name = pythonCallName(match?.value[0] ?? '', offered);
   if (match === undefined || !offered.has(name)) return undefined;
-  let at = skipSpace(text, match.end, limit);
+  const at = skipSpace(text, match.end, limit);
   if (at >= limit || text.charAt(at) !== '(') return undefined;
-  const args: Record<string, unknown> = Object.create(null);
-  at = skipSpace(text, at + 1, limit);
+  const args = readPythonArguments(text, at + 1, limit);
+  return args === undefined
+    ? undefined
+    : { value: { name, arguments: args.value, id: undefined }, end: args.end };
+}
+
+/**
+ * `key=value, …)` from `index` as JSON object text, what `JSON.stringify` writes for an object of the pairs. Each
+ * value's JSON is written as it is read: a double-quoted string that JSON writes the same (no raw control
+ * character, only the escapes JSON.stringify writes, no lone surrogate) is copied from the reply, so a long
+ * argument is neither decoded nor encoded again. A key given twice goes through an object (the later value wins).
+ */
+function readPythonArguments(text: string, index: number, limit: number): Read<string> | undefined {
+  // By key, in the order keys first appear (a Map keeps a key's place when it is set again, as an object does).
+  const members = new Map<string, string>();
+  let at = skipSpace(text, index, limit);
   while (at < limit && text.charAt(at) !== ')') {
     const key = matchSticky(KEYWORD, text, at, limit);
     const equals = key === undefined ? limit : skipSpace(text, key.end, limit);
     if (key === undefined || equals >= limit || text.charAt(equals) !== '=') return undefined;
-    const value = readValue(text, equals + 1, limit, 0);
+    const value = readPythonValueJson(text, skipSpace(text, equals + 1, limit), limit);
     if (value === undefined) return undefined;
-    args[key.value[0]] = value.value;
+    members.set(key.value[0], value.value);
     at = skipSpace(text, value.end, limit);
     if (at < limit && text.charAt(at) === ',') at = skipSpace(text, at + 1, limit);
     else if (at >= limit || text.charAt(at) !== ')') return undefined;
   }
-  const serialised = at < limit ? safeStringify(args) : undefined;
-  return serialised === undefined
-    ? undefined
-    : { value: { name, arguments: serialised, id: undefined }, end: at + 1 };
+  if (at >= limit) return undefined;
+  const parts: string[] = [];
+  // A keyword is a name (letters, digits, `_`; never an index, which an object would put first): no escapes.
+  for (const [key, value] of members) parts.push(`"${key}":${value}`);
+  return { value: `{${parts.join(',')}}`, end: at + 1 };
 }
+
+/** The JSON text of the value at `index` (no space before it), copied when it is a string JSON writes the same. */
+function readPythonValueJson(text: string, index: number, limit: number): Read<string> | undefined {
+  if (text.charCodeAt(index) === 0x22) {
+    const close = closingQuote(text, index + 1, '"', limit);
+    if (close !== -1 && isJsonAsWritten(text, index + 1, close)) {
+      return { value: text.slice(index, close + 1), end: close + 1 };
+    }
+  }
+  const value = readValue(text, index, limit, 0);
+  const json = value === undefined ? undefined : safeStringify(value.value);
+  return value === undefined || json === undefined ? undefined : { value: json, end: value.end };
+}
+
+/**
+ * Whether the inside of a double-quoted string, `text[start, end)`, is what `JSON.stringify` writes for its value:
+ * no raw control character, no lone surrogate, and only the escapes it writes (`\"` `\\` `\n` `\r` `\t` `\b` `\f`).
+ */
+function isJsonAsWritten(text: string, start: number, end: number): boolean {
+  // Searches bounded by the string's end: a reply of many short strings is not searched to its end each time.
+  for (
+    let at = indexBefore(text, '\\', start, end);
+    at !== -1;
+    at = indexBefore(text, '\\', at + 2, end)
+  ) {
+    const code = text.charCodeAt(at + 1);
+    const kept =
+      code === 0x22 ||
+      code === 0x5c ||
+      code === 0x6e ||
+      code === 0x72 ||
+      code === 0x74 ||
+      code === 0x62 ||
+      code === 0x66;
+    if (!kept) return false;
+  }
+  const inside = text.slice(start, end);
+  return !CONTROL.test(inside) && isWellFormedText(inside);
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: raw control characters are what JSON cannot hold.
+const CONTROL = /[\u0000-\u001f]/;
 
 // ---------------------------------------------------------------------------------------------------------
 // Text helpers

@@ -35,16 +35,24 @@ export function readTextToolCalls(
   const { generateId } = options;
   // Which markers the reply holds is found once here, not once per format and marker.
   const hasMarker = MARKERS_IN(content);
-  const marked = extractTextToolCallsIn(content, tools.names, {
-    generateId,
-    only: 'marked',
-    hasMarker,
-  });
+  // Every common format writes a call as a JSON object or list or as `name(…)`: a reply without `{`, `[` or `(`
+  // (an XML-style call with text arguments, say) skips both of their passes.
+  const common = holdsCallBracket(content);
+  const marked = common
+    ? extractTextToolCallsIn(content, tools.names, { generateId, only: 'marked', hasMarker })
+    : undefined;
   if (marked !== undefined && marked.toolCalls.length > 0) return marked;
   const family = readFamilyFormats(content, tools, options, hasMarker);
   if (family !== undefined) return family;
-  const unmarked = extractTextToolCallsIn(content, tools.names, { generateId, only: 'unmarked' });
+  const unmarked = common
+    ? extractTextToolCallsIn(content, tools.names, { generateId, only: 'unmarked' })
+    : undefined;
   return unmarked !== undefined && unmarked.toolCalls.length > 0 ? unmarked : undefined;
+}
+
+/** Whether the reply holds a `{`, `[` or `(` (three native searches), without which the common formats hold no call. */
+function holdsCallBracket(content: string): boolean {
+  return content.includes('{') || content.includes('[') || content.includes('(');
 }
 
 /**
