@@ -199,13 +199,31 @@ describe('POST /api/chat', () => {
     const ended = all.find((e) => e.event === 'tool_call_end')?.data;
     expect(ended).toMatchObject({ id: 'call_b', ok: false });
     expect(typeof ended?.error_code).toBe('string');
+    const started = all[0]?.data.session_id;
     expect(all.at(-1)).toEqual({
       event: 'error',
       data: {
         code: 'engine_error',
         message: 'The model engine failed (engine_unavailable); the server log has the details',
+        // The failed turn is stored: the session stays, to be continued.
+        session_id: started,
       },
     });
+  });
+
+  it('removes the session a first question started when it failed before a turn was stored', async () => {
+    const { server, engine } = await serve([assistantReply('unused')]);
+    // The history is fitted to the engine's context before the run: failing there, nothing is stored.
+    Object.assign(engine, {
+      contextTokens: async () => {
+        throw new Error('the engine is not reachable');
+      },
+    });
+    const all = await events(await post(server, { input: 'Hi' }));
+    expect(all[0]?.event).toBe('run_start');
+    expect(all.at(-1)).toMatchObject({ event: 'error', data: { session_id: null } });
+    const sessions = await fetch(`${server.url}/api/sessions`);
+    expect(await sessions.json()).toMatchObject({ data: [] });
   });
 
   it('cancels the run when the client goes away, and frees its slot', async () => {

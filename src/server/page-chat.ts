@@ -113,7 +113,7 @@ async function startChat(
     release();
   };
   try {
-    const session = await chatSession(system, request.session);
+    const { session, started } = await chatSession(system, request.session);
     // The run's trace is kept under an id chosen here, so the page can open its timeline.
     const runId = randomUUID();
     const events = system.streamInSession(session.id, request.input, {
@@ -122,7 +122,7 @@ async function startChat(
       signal: deadline.signal,
       runId,
     });
-    const run: ChatRun = { system, session, request, runId, deadline, options };
+    const run: ChatRun = { system, session, started, request, runId, deadline, options };
     return new Response(
       frameStream(chatFrames(events, run), {
         onEnd: done,
@@ -142,11 +142,14 @@ async function startChat(
   }
 }
 
-async function chatSession(system: JarvisSystem, requested?: string): Promise<SessionInfo> {
+async function chatSession(
+  system: JarvisSystem,
+  requested?: string,
+): Promise<{ session: SessionInfo; started: boolean }> {
   const store = system.sessions();
-  if (requested === undefined) return store.create();
+  if (requested === undefined) return { session: await store.create(), started: true };
   const found = await store.find(requested);
-  if (found !== undefined) return found;
+  if (found !== undefined) return { session: found, started: false };
   throw new ApiError({
     status: 404,
     type: 'invalid_request_error',
@@ -160,6 +163,8 @@ async function chatSession(system: JarvisSystem, requested?: string): Promise<Se
 interface ChatRun {
   readonly system: JarvisSystem;
   readonly session: SessionInfo;
+  /** The session was started by this request (no `session` was asked for). */
+  readonly started: boolean;
   readonly request: PageChatRequest;
   /** The id the run's trace is kept under. */
   readonly runId: string;
@@ -192,8 +197,22 @@ async function* chatFrames(
     }
     throw new Error('The agent stream ended without a result');
   } catch (error) {
-    yield frame('error', failureData(run, error));
+    const sessionId = await keptSessionId(run);
+    yield frame('error', { ...failureData(run, error), session_id: sessionId ?? null });
   }
+}
+
+/**
+ * After a failed run: the session to continue, or undefined when this request started it and the run failed
+ * before a turn could be stored (no engine, say): that session is removed rather than left empty.
+ */
+async function keptSessionId(run: ChatRun): Promise<string | undefined> {
+  if (!run.started) return run.session.id;
+  const store = run.system.sessions();
+  const stored = await store.find(run.session.id).catch(() => undefined);
+  if (stored === undefined || stored.turnCount > 0) return stored?.id;
+  await store.remove(stored.id).catch(() => undefined);
+  return undefined;
 }
 
 function toolEventData(event: AgentStreamEvent): Record<string, unknown> | undefined {

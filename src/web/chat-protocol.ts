@@ -32,7 +32,13 @@ export type ChatEvent =
       readonly sessionId: string;
       readonly runId?: string;
     }
-  | { readonly type: 'error'; readonly message: string; readonly code: string };
+  | {
+      readonly type: 'error';
+      readonly message: string;
+      readonly code: string;
+      /** The session to continue; undefined when the failed question's new session was removed. */
+      readonly sessionId?: string;
+    };
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -81,8 +87,15 @@ export function chatEventOf(name: string, data: string): ChatEvent | undefined {
       return toolEnd(fields);
     case 'result':
       return resultOf(fields);
-    case 'error':
-      return { type: 'error', message: text(fields, 'message'), code: text(fields, 'code') };
+    case 'error': {
+      const sessionId = text(fields, 'session_id');
+      return {
+        type: 'error',
+        message: text(fields, 'message'),
+        code: text(fields, 'code'),
+        ...(sessionId === '' ? {} : { sessionId }),
+      };
+    }
     default:
       return undefined;
   }

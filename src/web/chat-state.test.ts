@@ -36,6 +36,12 @@ describe('chatEventOf', () => {
       sessionId: '',
       runId: 'r1',
     });
+    expect(
+      chatEventOf('error', '{"code":"engine_error","message":"m","session_id":"ses_1"}'),
+    ).toEqual({ type: 'error', code: 'engine_error', message: 'm', sessionId: 'ses_1' });
+    expect(chatEventOf('error', '{"code":"engine_error","message":"m","session_id":null}')).toEqual(
+      { type: 'error', code: 'engine_error', message: 'm' },
+    );
     expect(chatEventOf('text_delta', '{"text":7}')).toEqual({
       type: 'text_delta',
       turn: 0,

@@ -38,6 +38,10 @@ export function useChat(client: ApiClient, onUnauthorized: () => void): ChatCont
           if (event.type === 'run_start' || event.type === 'result') {
             session.current = event.sessionId || session.current;
             setSessionId(session.current);
+          } else if (event.type === 'error') {
+            // A first question that failed before anything was stored leaves no session to continue.
+            session.current = event.sessionId;
+            setSessionId(session.current);
           }
           updateLast((turn) => applyChatEvent(turn, event));
         }
