@@ -15,8 +15,10 @@ interface ServerHandle {
   readonly child: ChildProcess;
 }
 
+const SERVER_SCRIPT = new URL('./agent-server.mjs', import.meta.url);
+
 async function startServerProcess(): Promise<ServerHandle> {
-  const child = fork(new URL('./agent-server.mjs', import.meta.url), {
+  const child = fork(SERVER_SCRIPT, {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -220,4 +222,101 @@ export async function agentRunSuites(): Promise<{
     },
   ];
   return { suites, skipped, close: () => server.child.kill() };
+}
+
+/** What one fresh client process measured: RSS after its import and at each checkpoint of sequential runs. */
+interface RunsMeasure {
+  readonly importRssMb: number;
+  readonly points: readonly {
+    readonly runs: number;
+    readonly rssMb: number;
+    readonly heapMb: number;
+    /** Peak RSS of the process up to this checkpoint (import included). */
+    readonly peakRssMb: number;
+    readonly elapsedMs: number;
+  }[];
+}
+
+type RunsSide = 'hand-written' | 'openjarvis';
+
+/** Runs one side sequentially in a process of its own (plain node on the built library, no loader). */
+function measureRunsInChild(side: RunsSide, url: string, checkpoints: readonly number[]) {
+  const child = fork(SERVER_SCRIPT, ['runs', side, url, ...checkpoints.map(String)], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: [],
+  });
+  return new Promise<RunsMeasure>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as RunsMeasure));
+    child.once('exit', (code) =>
+      reject(new Error(`the ${side} runs process exited (code ${code})`)),
+    );
+  });
+}
+
+const medianOf = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+interface SideSummary {
+  readonly importMb: number;
+  readonly peakMb: number;
+  readonly firstMb: number;
+  readonly lastMb: number;
+  readonly growth: number;
+}
+
+function summarize(measures: readonly RunsMeasure[]): SideSummary {
+  const median = (pick: (measure: RunsMeasure) => number) => medianOf(measures.map(pick));
+  const firstMb = (measure: RunsMeasure) => measure.points[0]?.rssMb ?? Number.NaN;
+  const lastMb = (measure: RunsMeasure) => measure.points[1]?.rssMb ?? Number.NaN;
+  return {
+    importMb: median((measure) => measure.importRssMb),
+    peakMb: median((measure) => measure.points[0]?.peakRssMb ?? Number.NaN),
+    firstMb: median(firstMb),
+    lastMb: median(lastMb),
+    growth: median((measure) => lastMb(measure) / firstMb(measure)),
+  };
+}
+
+/**
+ * Peak RSS over 1,000 sequential runs and RSS after 10,000 against after 1,000, each sample in a fresh process
+ * per side (the two sides interleaved sample by sample), medians of the samples. The RSS right after the import
+ * is reported beside the peak, so that what loading costs and what running costs can be told apart.
+ */
+export async function agentMemoryReport(options: { readonly quick: boolean }): Promise<string> {
+  const samples = options.quick ? 1 : 3;
+  const checkpoints = options.quick ? [1_000, 3_000] : [1_000, 10_000];
+  const server = await startServerProcess();
+  const measures: Record<RunsSide, RunsMeasure[]> = { 'hand-written': [], openjarvis: [] };
+  try {
+    for (let sample = 0; sample < samples; sample += 1) {
+      for (const side of ['hand-written', 'openjarvis'] as const)
+        measures[side].push(await measureRunsInChild(side, server.url, checkpoints));
+    }
+  } finally {
+    server.child.kill();
+  }
+  const floor = summarize(measures['hand-written']);
+  const ours = summarize(measures.openjarvis);
+  const [first, last] = checkpoints.map((runs) => runs.toLocaleString('en-US'));
+  const mb = (value: number) => `${value.toFixed(1)} MB`;
+  const row = (name: string, side: SideSummary, ratio: string) =>
+    `${name.padEnd(34)}${mb(side.importMb).padStart(10)}${mb(side.peakMb).padStart(10)}${mb(side.peakMb - side.importMb).padStart(10)}${mb(side.firstMb).padStart(10)}${mb(side.lastMb).padStart(10)}${`${side.growth.toFixed(2)}x`.padStart(8)}  ${ratio}`;
+  return [
+    `## Memory of ${first} and ${last} sequential runs, each side in a fresh process (median of ${samples})`,
+    `${'case'.padEnd(34)}${'import'.padStart(10)}${'peak'.padStart(10)}${'running'.padStart(10)}${`@${first}`.padStart(10)}${`@${last}`.padStart(10)}${'growth'.padStart(8)}  peak ratio`,
+    row('hand-written loop over node:http', floor, '1.00x (baseline)'),
+    row(
+      'OpenJarvis OrchestratorAgent',
+      ours,
+      `${(ours.peakMb / floor.peakMb).toFixed(2)}x hand-written loop`,
+    ),
+    `import: RSS right after loading; peak: highest RSS up to run ${first} (import included); running: peak - import;`,
+    `growth: RSS after ${last} runs / after ${first}.`,
+    `goal: OpenJarvis peak <= 80 MB; growth within 1.10x (no growth)`,
+  ].join('\n');
 }

@@ -1,6 +1,6 @@
 // Runs every benchmark suite and prints a table of medians and ratios against a baseline measured in the same run.
 // Usage: npm run bench [-- --quick]
-import { agentRunSuites } from './agent.bench.js';
+import { agentMemoryReport, agentRunSuites } from './agent.bench.js';
 import { cliStartupReport } from './cli.bench.js';
 import { downloadBench } from './download.bench.js';
 import { embeddedBench } from './embedded.bench.js';
@@ -47,6 +47,7 @@ try {
 } finally {
   agents.close();
 }
+console.log(`${await agentMemoryReport({ quick })}\n`);
 
 const sandbox = await sandboxStartupSuite();
 for (const line of sandbox.skipped) console.log(line);

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
-import type { Dispatcher, Pool } from 'undici';
+import type { Dispatcher } from 'undici';
 import {
   type Clock,
   createRedactor,
@@ -29,6 +28,7 @@ import {
   resolveTimeouts,
   type TimeoutOptions,
 } from './http-timeouts.js';
+import { HttpTransport, type TransportResponse } from './http-transport.js';
 import { type EngineRequestLog, type EngineRequestLogEntry, reportRequest } from './request-log.js';
 
 export { extractErrorMessage, parseRetryAfterMs } from './http-failures.js';
@@ -110,12 +110,13 @@ export interface HttpStreamResponse {
 }
 
 const ERROR_BODY_BYTES = 64 * 1024;
+const ACCEPT = 'application/json, text/event-stream, application/x-ndjson';
 const RETRIABLE_STATUSES = new Set([408, 409, 429]);
 /** Header names whose values are credentials. */
 const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|session|password/i;
 
 /**
- * A small HTTP client for model servers over an undici keep-alive pool: JSON and streamed requests, separate
+ * A small HTTP client for model servers over a `node:http` keep-alive pool: JSON and streamed requests, separate
  * connect, first-byte and idle timeouts under an overall deadline, cancellation by `AbortSignal`, and retries
  * with backoff on transient failures. Every failure becomes an `EngineError` naming the engine, the address and
  * the attempts made, with known secrets and secret-shaped text redacted.
@@ -124,8 +125,11 @@ export class HttpClient {
   readonly engineId: string;
   /** Origin plus path prefix, without a trailing slash. */
   readonly baseUrl: string;
-  readonly #pool: Pool;
+  readonly #transport: HttpTransport;
   readonly #prefix: string;
+  /** The headers every request sends, built once: without a body, and with a JSON body. */
+  readonly #baseHeaders: Readonly<Record<string, string>>;
+  readonly #jsonHeaders: Readonly<Record<string, string>>;
   readonly #options: HttpClientOptions;
   readonly #timeouts: HttpTimeouts;
   readonly #redact: Redactor;
@@ -139,12 +143,12 @@ export class HttpClient {
     this.#options = options;
     this.#timeouts = resolveTimeouts(options);
     this.#redact = clientRedactor(options);
-    // undici loads with the first client, not with the package: commands that never talk to a server skip it.
-    const { Pool: PoolClass } = createRequire(import.meta.url)('undici') as typeof import('undici');
-    this.#pool = new PoolClass(url.origin, {
+    this.#transport = new HttpTransport(url, {
       connections: options.connections ?? 64,
-      connect: { timeout: this.#timeouts.connectMs },
+      connectTimeoutMs: this.#timeouts.connectMs,
     });
+    this.#baseHeaders = { accept: ACCEPT, ...options.headers };
+    this.#jsonHeaders = { accept: ACCEPT, 'content-type': 'application/json', ...options.headers };
   }
 
   /** The full URL of a path, as named in errors. */
@@ -189,7 +193,7 @@ export class HttpClient {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pool.destroy();
+    this.#transport.destroy();
   }
 
   #deadline(request: HttpRequest): RequestDeadline {
@@ -293,7 +297,7 @@ export class HttpClient {
   ): Promise<HttpStreamResponse> {
     const scope = this.#openScope(request, deadline);
     const startedMs = this.#logStartMs();
-    let response: Dispatcher.ResponseData | undefined;
+    let response: TransportResponse | undefined;
     try {
       response = await this.#send(request, scope);
       const iterator = (response.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
@@ -375,28 +379,22 @@ export class HttpClient {
     return new AttemptScope(request.signal, deadline, timeouts);
   }
 
-  async #send(request: HttpRequest, scope: AttemptScope): Promise<Dispatcher.ResponseData> {
+  async #send(request: HttpRequest, scope: AttemptScope): Promise<TransportResponse> {
     const hasBody = request.body !== undefined;
-    const response = await this.#pool.request({
+    const headers = hasBody ? this.#jsonHeaders : this.#baseHeaders;
+    // Timeouts are our own timers (first byte, idle, deadline), which abort the request through its signal.
+    const response = await this.#transport.send({
       path: `${this.#prefix}${request.path}`,
       method: request.method ?? (hasBody ? 'POST' : 'GET'),
-      headers: {
-        accept: 'application/json, text/event-stream, application/x-ndjson',
-        ...(hasBody ? { 'content-type': 'application/json' } : {}),
-        ...this.#options.headers,
-        ...request.headers,
-      },
+      headers: request.headers === undefined ? headers : { ...headers, ...request.headers },
       body: hasBody ? JSON.stringify(request.body) : null,
       signal: scope.controller.signal,
-      // Our own first-byte timer fires first; undici's (default 300 s) must never cut a longer one short.
-      headersTimeout: scope.timeouts.firstByteMs + 1_000,
-      bodyTimeout: 0,
     });
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     throw await this.#statusFailure(response);
   }
 
-  async #statusFailure(response: Dispatcher.ResponseData): Promise<AttemptFailure> {
+  async #statusFailure(response: TransportResponse): Promise<AttemptFailure> {
     const status = response.statusCode;
     const text = await readText(response.body, ERROR_BODY_BYTES, { truncate: true }).catch(
       () => '',
@@ -473,7 +471,7 @@ interface OpenStream {
   readonly request: HttpRequest;
   readonly scope: AttemptScope;
   readonly deadline: RequestDeadline;
-  readonly response: Dispatcher.ResponseData;
+  readonly response: TransportResponse;
   readonly iterator: AsyncIterator<Buffer>;
   readonly first: IteratorResult<Buffer>;
   readonly attempts: number;

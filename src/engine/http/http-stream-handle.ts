@@ -1,18 +1,18 @@
-import type { Dispatcher } from 'undici';
 import type { AttemptScope, RequestDeadline } from './http-timeouts.js';
+import type { TransportResponse } from './http-transport.js';
 
 const RELEASE_GRACE_MS = 1_000;
 
 /** The life of one streamed body: open while the caller reads, then draining or closed. */
 export class StreamHandle {
   #state: 'open' | 'draining' | 'closed' = 'open';
-  readonly #response: Dispatcher.ResponseData;
+  readonly #response: TransportResponse;
   readonly #iterator: AsyncIterator<Buffer>;
   readonly #scope: AttemptScope;
   readonly #deadline: RequestDeadline;
 
   constructor(
-    response: Dispatcher.ResponseData,
+    response: TransportResponse,
     iterator: AsyncIterator<Buffer>,
     scope: AttemptScope,
     deadline: RequestDeadline,

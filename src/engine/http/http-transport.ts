@@ -1,0 +1,139 @@
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type RequestOptions,
+} from 'node:http';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+
+/** A response whose status line and headers have arrived; its body is still to be read (or destroyed). */
+export interface TransportResponse {
+  readonly statusCode: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: IncomingMessage;
+}
+
+/** One request on a transport: the full path, the headers, an optional text body and what aborts it. */
+export interface TransportRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body: string | null;
+  readonly signal: AbortSignal;
+}
+
+/** Options of an `HttpTransport`. */
+export interface HttpTransportOptions {
+  /** Most connections open to the origin at once. */
+  readonly connections: number;
+  /** Longest wait for a new connection to open. */
+  readonly connectTimeoutMs: number;
+}
+
+type RequestFunction = (options: RequestOptions) => ClientRequest;
+
+/**
+ * A keep-alive connection pool to one origin over `node:http` (or `node:https`, loaded only for an https
+ * origin): the parser is Node's own, so a process that talks to a model server loads no HTTP library of its
+ * own. Requests are aborted by their signal; `destroy()` ends every connection and every request in flight.
+ */
+export class HttpTransport {
+  readonly #agent: HttpAgent;
+  readonly #request: RequestFunction;
+  readonly #target: Pick<RequestOptions, 'protocol' | 'hostname' | 'port'>;
+  readonly #connectTimeoutMs: number;
+  /** Requests not closed yet, with their answer once it began. */
+  readonly #inFlight = new Map<ClientRequest, IncomingMessage | undefined>();
+
+  constructor(origin: URL, options: HttpTransportOptions) {
+    const agentOptions = { keepAlive: true, maxSockets: options.connections };
+    if (origin.protocol === 'https:') {
+      const https = createRequire(import.meta.url)('node:https') as typeof import('node:https');
+      this.#agent = new https.Agent(agentOptions);
+      this.#request = https.request;
+    } else {
+      this.#agent = new HttpAgent(agentOptions);
+      this.#request = httpRequest;
+    }
+    this.#target = {
+      protocol: origin.protocol,
+      // An IPv6 literal is written in brackets in a URL, and without them to the socket.
+      hostname: origin.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: origin.port === '' ? undefined : Number(origin.port),
+    };
+    this.#connectTimeoutMs = options.connectTimeoutMs;
+  }
+
+  /** Sends a request and resolves once the answer's status line and headers have arrived. */
+  send(request: TransportRequest): Promise<TransportResponse> {
+    return new Promise((resolve, reject) => {
+      const { signal } = request;
+      const headers =
+        request.body === null
+          ? request.headers
+          : { ...request.headers, 'content-length': Buffer.byteLength(request.body) };
+      const req = this.#request({
+        ...this.#target,
+        method: request.method,
+        path: request.path,
+        headers,
+        agent: this.#agent,
+      });
+      // The request fails with the signal's own reason, as the caller gave it.
+      const onAbort = () => req.destroy(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#inFlight.set(req, undefined);
+      req.once('close', () => {
+        signal.removeEventListener('abort', onAbort);
+        this.#inFlight.delete(req);
+      });
+      req.once('socket', (socket) => {
+        if (socket.connecting) this.#limitConnect(req, socket);
+      });
+      req.once('response', (res) => {
+        // Its reader sees every error through the body's iterator; none may go unhandled when nobody reads.
+        res.on('error', ignore);
+        if (this.#inFlight.has(req)) this.#inFlight.set(req, res);
+        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
+      });
+      // Kept for the request's whole life: an error after the answer began also reaches its body.
+      req.on('error', reject);
+      if (signal.aborted) onAbort();
+      else req.end(request.body ?? undefined);
+    });
+  }
+
+  /** Closes every connection; requests in flight fail. */
+  destroy(): void {
+    for (const [req, res] of this.#inFlight) {
+      // A body being read ends early (its reader sees a premature close); a request waiting fails.
+      res?.destroy();
+      req.destroy(closedError());
+    }
+    this.#inFlight.clear();
+    this.#agent.destroy();
+  }
+
+  #limitConnect(req: ClientRequest, socket: Socket): void {
+    const timer = setTimeout(() => req.destroy(connectTimeoutError()), this.#connectTimeoutMs);
+    const stop = () => clearTimeout(timer);
+    socket.once('connect', stop);
+    req.once('close', stop);
+  }
+}
+
+function ignore(): void {
+  // The error reaches the body's reader, if any, through its iterator.
+}
+
+function connectTimeoutError(): Error {
+  return Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' });
+}
+
+function closedError(): Error {
+  return Object.assign(new Error('the client was closed'), { code: 'ECONNABORTED' });
+}
