@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import type { indexPath, queryTerms, SQLiteMemory } from '../src/memory/index.js';
-import type { tsqueryOf } from '../src/memory/postgres-memory-schema.js';
+import type * as PostgresMemorySchema from '../src/memory/postgres-memory-schema.js';
 import { library } from './library.js';
 import { openPostgresMemory } from './memory-postgres.js';
 
@@ -532,32 +532,28 @@ async function slowestPlan(
 ): Promise<string[]> {
   const dist = (path: string) => new URL(`../dist/memory/${path}`, import.meta.url).href;
   const terms = ((await import(dist('index.js'))) as { queryTerms: typeof queryTerms }).queryTerms;
-  const toTsquery = (
-    (await import(dist('postgres-memory-schema.js'))) as { tsqueryOf: typeof tsqueryOf }
-  ).tsqueryOf;
-  let slowest = { ms: -1, tsquery: '' };
+  // PostgresMemory.retrieve's statement and parameters, from the build measured.
+  const { SEARCH_SQL, searchParams } = (await import(
+    dist('postgres-memory-schema.js')
+  )) as typeof PostgresMemorySchema;
+  let slowest = { ms: -1, params: [] as unknown[], words: '' };
   for (const query of queries) {
-    const tsquery = toTsquery(terms(query));
-    if (tsquery === '') continue;
+    const words = terms(query);
+    if (words.length === 0) continue;
+    const params = searchParams(words, TOP_K);
     const started = performance.now();
-    await side.query(SEARCH_SQL, [tsquery, TOP_K]);
+    await side.query(SEARCH_SQL, params);
     const ms = performance.now() - started;
-    if (ms > slowest.ms) slowest = { ms, tsquery };
+    if (ms > slowest.ms) slowest = { ms, params, words: words.join(' ') };
   }
-  const plan = (await side.query(`EXPLAIN (ANALYZE, BUFFERS) ${SEARCH_SQL}`, [
-    slowest.tsquery,
-    TOP_K,
-  ])) as { 'QUERY PLAN': string }[];
+  const plan = (await side.query(`EXPLAIN (ANALYZE, BUFFERS) ${SEARCH_SQL}`, slowest.params)) as {
+    'QUERY PLAN': string;
+  }[];
   return [
-    `PostgreSQL's slowest query (${formatMs(slowest.ms)}), to_tsquery('english', ${JSON.stringify(slowest.tsquery)}):`,
+    `PostgreSQL's slowest query (${formatMs(slowest.ms)}), words ${JSON.stringify(slowest.words)}:`,
     ...plan.map((row) => `  ${row['QUERY PLAN']}`),
   ];
 }
-
-/** PostgresMemory.retrieve's statement. */
-const SEARCH_SQL = `SELECT id, content, escaped, source, metadata, ts_rank_cd(tsv, q)::float8 AS score
-  FROM jarvis_memory_documents, to_tsquery('english', $1) AS q
-  WHERE tsv @@ q ORDER BY score DESC, row_id LIMIT $2`;
 
 async function measureAll(context: RunContext): Promise<string> {
   const { lib, directory, memory, chunks, queries, quick } = context;

@@ -4,6 +4,7 @@ import { EventBus } from '../core/index.js';
 import { openPostgres, type PostgresDatabase } from '../storage/index.js';
 import { type ContractTest, memoryContract } from './memory-contract.case.test.js';
 import { PostgresMemory, type PostgresMemoryOptions } from './postgres-memory.js';
+import { ALL_WORDS_CANDIDATES } from './postgres-memory-schema.js';
 
 const postgres = usePostgres();
 let shared: PostgresDatabase | undefined;
@@ -49,6 +50,34 @@ describe('PostgresMemory: PostgreSQL details', () => {
       );
     });
     expect(plan?.map((row) => row['QUERY PLAN']).join('\n')).toContain('jarvis_memory_tsv_index');
+  });
+
+  it('ranks a bounded candidate set: rare words find their documents among thousands of common matches', async (ctx) => {
+    const memory = await openMemory(ctx);
+    const common = Array.from({ length: ALL_WORDS_CANDIDATES + 50 }, (_, index) => ({
+      content: `alpha filler number ${index}`,
+    }));
+    const [first] = await memory.storeMany([{ content: 'alpha alpha alpha alpha' }]);
+    await memory.storeMany(common);
+    const [rare] = await memory.storeMany([{ content: 'alpha omega' }]);
+    const [both] = await memory.storeMany([{ content: 'alpha alpha alpha alpha' }]);
+    // omega is rare: its document is a candidate, ranked by the whole query (ts_rank_cd counts the four alphas
+    // of the first document higher)
+    const found = await memory.retrieve('omega alpha', { topK: 3 });
+    expect(found.slice(0, 2).map((result) => result.id)).toEqual([first, rare]);
+    expect(found).toHaveLength(3);
+    // Only the first candidates of a common word are ranked: the document stored first ranks (exactly as
+    // ts_rank_cd scores it), the same text stored after hundreds of matches is passed over.
+    const ranked = await memory.retrieve('alpha', { topK: 2 });
+    expect(ranked.map((result) => result.id)).toContain(first);
+    expect(ranked.map((result) => result.id)).not.toContain(both);
+    const [best] =
+      (await shared?.query<{ score: number }>(
+        `SELECT ts_rank_cd(tsv, to_tsquery('english', 'alpha'))::float8 AS score FROM jarvis_memory_documents
+         WHERE id = $1`,
+        [first],
+      )) ?? [];
+    expect(ranked[0]?.score).toBe(best?.score);
   });
 
   it('refuses memory tables written by a newer version', async (ctx) => {

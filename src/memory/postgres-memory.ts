@@ -30,7 +30,7 @@ import {
   resolveTopK,
   type SourceDocumentInput,
 } from './memory-input.js';
-import { MEMORY_MIGRATIONS, tsqueryOf } from './postgres-memory-schema.js';
+import { MEMORY_MIGRATIONS, SEARCH_SQL, searchParams } from './postgres-memory-schema.js';
 
 /** Options of `PostgresMemory.open`. */
 export interface PostgresMemoryOptions {
@@ -56,7 +56,7 @@ interface DocumentRow {
 
 /**
  * A memory backend in PostgreSQL: documents with a `tsvector` column (English stemming) under a GIN index,
- * ranked by `ts_rank_cd` (higher is better), searched with the same plain-text query language and returning
+ * ranked by `ts_rank_cd` (higher is better) over a bounded candidate set (see `SEARCH_SQL`), searched with the same plain-text query language and returning
  * the same result shape as `SQLiteMemory`; writes are transactional and events go to the bus it was given.
  */
 export class PostgresMemory implements MemoryBackend {
@@ -139,12 +139,7 @@ export class PostgresMemory implements MemoryBackend {
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
     const rows = await this.#guard('search the memory', () =>
-      this.#db.query<DocumentRow>(
-        `SELECT id, content, escaped, source, metadata, ts_rank_cd(tsv, q)::float8 AS score
-         FROM jarvis_memory_documents, to_tsquery('english', $1) AS q
-         WHERE tsv @@ q ORDER BY score DESC, row_id LIMIT $2`,
-        [tsqueryOf(terms), topK],
-      ),
+      this.#db.query<DocumentRow>(SEARCH_SQL, searchParams(terms, topK)),
     );
     const results = rows.map(toResult);
     this.#bus?.publish('memory_retrieve', {
@@ -199,9 +194,7 @@ export class PostgresMemory implements MemoryBackend {
         if (replacedSource !== undefined) {
           await tx.query('DELETE FROM jarvis_memory_documents WHERE source = $1', [replacedSource]);
         }
-        for (const [index, document] of prepared.entries()) {
-          await insert(tx, ids[index] ?? '', document, nowMs);
-        }
+        for (const batch of insertBatches(prepared, ids)) await insert(tx, batch, nowMs);
       }),
     );
     ids.forEach((docId, index) => {
@@ -243,27 +236,68 @@ export class PostgresMemory implements MemoryBackend {
   }
 }
 
-/** PostgreSQL text cannot hold NUL: such content is stored JSON-encoded (and flagged), and searched without it. */
+/** Most documents, and characters, one INSERT carries. */
+const INSERT_BATCH_DOCUMENTS = 256;
+const INSERT_BATCH_CHARS = 4_000_000;
+
+interface IdentifiedDocument {
+  readonly id: string;
+  readonly document: PreparedDocument;
+}
+
+/** The documents with their ids, in order, cut into statements of bounded size. */
+function insertBatches(
+  prepared: readonly PreparedDocument[],
+  ids: readonly string[],
+): IdentifiedDocument[][] {
+  const batches: IdentifiedDocument[][] = [];
+  let batch: IdentifiedDocument[] = [];
+  let chars = 0;
+  for (const [index, document] of prepared.entries()) {
+    if (
+      batch.length > 0 &&
+      (batch.length >= INSERT_BATCH_DOCUMENTS ||
+        chars + document.content.length > INSERT_BATCH_CHARS)
+    ) {
+      batches.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push({ id: ids[index] ?? '', document });
+    chars += document.content.length;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/**
+ * Inserts a batch in one statement, in order. PostgreSQL text cannot hold NUL: such content is stored
+ * JSON-encoded (and flagged), and searched without it.
+ */
 async function insert(
   tx: PostgresQueryable,
-  id: string,
-  document: PreparedDocument,
+  batch: readonly IdentifiedDocument[],
   nowMs: number,
 ): Promise<void> {
-  const escaped = document.content.includes('\u0000');
-  const stored = escaped ? JSON.stringify(document.content) : document.content;
-  const searchText = escaped ? document.content.replaceAll('\u0000', ' ') : document.content;
+  const escaped = batch.map(({ document }) => document.content.includes('\u0000'));
   await tx.query(
     `INSERT INTO jarvis_memory_documents (id, content, escaped, source, metadata, created_at_ms, tsv)
-     VALUES ($1, $2, $3, $4, $5, $6, to_tsvector('english', $7))`,
+     SELECT d.id, d.content, d.escaped, d.source, d.metadata, $6, to_tsvector('english', d.search)
+     FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $7::text[])
+       WITH ORDINALITY AS d(id, content, escaped, source, metadata, search, n)
+     ORDER BY d.n`,
     [
-      id,
-      stored,
+      batch.map(({ id }) => id),
+      batch.map(({ document }, index) =>
+        escaped[index] ? JSON.stringify(document.content) : document.content,
+      ),
       escaped,
-      document.source.replaceAll('\u0000', ''),
-      document.metadataJson,
+      batch.map(({ document }) => document.source.replaceAll('\u0000', '')),
+      batch.map(({ document }) => document.metadataJson),
       nowMs,
-      searchText,
+      batch.map(({ document }, index) =>
+        escaped[index] ? document.content.replaceAll('\u0000', ' ') : document.content,
+      ),
     ],
   );
 }

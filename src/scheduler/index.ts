@@ -35,6 +35,9 @@ export {
   type TaskChange,
 } from './scheduler-store.js';
 export {
+  type ClaimDueNowOptions,
+  type ClaimRound,
+  type CompletionNow,
   type SchedulerStoreBackend,
   SqliteSchedulerBackend,
   schedulerBackend,

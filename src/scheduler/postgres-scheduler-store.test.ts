@@ -6,7 +6,10 @@ import { usePostgres } from '../../test/support/postgres-server.js';
 import { openPostgres, type PostgresDatabase } from '../storage/index.js';
 import { killAllWorkers, spawnWorker } from './crash-harness.case.test.js';
 import { PostgresSchedulerStore } from './postgres-scheduler-store.js';
-import { describeSchedulerStoreContract } from './scheduler-store-contract.case.test.js';
+import {
+  contractTask,
+  describeSchedulerStoreContract,
+} from './scheduler-store-contract.case.test.js';
 import { tempDir } from './scheduler-test-support.case.test.js';
 import { type RunTaskRequest, TaskScheduler } from './task-scheduler.js';
 import { systemTimers } from './timers.js';
@@ -66,6 +69,45 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 }
 
 describe('PostgresSchedulerStore', () => {
+  it('claims a batch at the database clock in one round and says when to look again', async (ctx) => {
+    const store = await freshStore(ctx);
+    cleanups.push(() => store.close());
+    const dbNowMs = await store.currentTimeMs();
+    for (const id of ['a', 'b', 'c']) await store.insertTask(contractTask(id, dbNowMs - 1_000));
+    await store.insertTask(contractTask('later', dbNowMs + 600_000));
+    const options = {
+      owner: 'a',
+      leaseMs: 30_000,
+      limit: 2,
+      catchupWindowMs: 3_600_000,
+      maxAttempts: 3,
+    };
+    const first = await store.claimDueNow(options);
+    expect(first.claims.map((claim) => claim.task.id)).toEqual(['a', 'b']);
+    expect(first.nowMs).toBeGreaterThanOrEqual(dbNowMs);
+    expect(first.nextWakeMs).toBe(first.nowMs); // c is still due
+    expect(first.claims[0]?.run.leaseExpiresMs).toBe(first.nowMs + 30_000);
+    const second = await store.claimDueNow(options);
+    expect(second.claims.map((claim) => claim.task.id)).toEqual(['c']);
+    // a and b are running: the next thing to look at is their leases' end (c runs again in a minute)
+    expect(second.nextWakeMs).toBe(first.nowMs + 30_000);
+    const runs = [...first.claims, ...second.claims].map((claim) => claim.run.id);
+    const outcome = { owner: 'a', success: true, result: 'ok', error: '' };
+    const recorded = await store.completeRunsNow([
+      ...runs.map((runId) => ({ ...outcome, runId })),
+      { ...outcome, runId: runs[0] ?? 0, owner: 'someone else' },
+    ]);
+    expect(recorded).toEqual([true, true, true, false]);
+    const done = await store.getRun(runs[0] ?? 0);
+    expect(done?.status).toBe('succeeded');
+    expect(done?.finishedMs).toBeGreaterThanOrEqual(first.nowMs);
+    expect((await store.getTask('a'))?.lastRunMs).toBe(done?.finishedMs);
+    expect(await store.completeRunsNow([{ ...outcome, runId: runs[1] ?? 0 }])).toEqual([false]);
+    const idle = await store.claimDueNow(options);
+    expect(idle.claims).toEqual([]);
+    expect(idle.nextWakeMs).toBe(first.claims[0]?.task.nextRunMs);
+  });
+
   it('fires by the database clock: workers whose clocks are 5 minutes off fire on time', async (ctx) => {
     const store = await freshStore(ctx);
     cleanups.push(() => store.close());

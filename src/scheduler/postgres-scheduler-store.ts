@@ -21,7 +21,12 @@ import type {
   LeaseOptions,
   TaskChange,
 } from './scheduler-store.js';
-import type { SchedulerStoreBackend } from './scheduler-store-backend.js';
+import type {
+  ClaimDueNowOptions,
+  ClaimRound,
+  CompletionNow,
+  SchedulerStoreBackend,
+} from './scheduler-store-backend.js';
 import {
   allowedToolsColumn,
   type RunRow,
@@ -53,6 +58,117 @@ SELECT pg_notify('${SCHEDULER_CHANNEL}', id) FROM saved`;
 const NOTIFY = `SELECT pg_notify('${SCHEDULER_CHANNEL}', $1)`;
 
 type Tx = PostgresQueryable;
+
+/** The database clock in whole milliseconds, as `PostgresDatabase.now()` reads it. */
+const CLOCK_MS = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+/** Due tasks nobody runs (the `scheduler_tasks_due` index walk, as `nextWakeMs` uses it). */
+const DUE_FREE = `status = 'active' AND next_run_ms IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM scheduler_runs r WHERE r.task_id = s.id AND r.status = 'running')`;
+
+/**
+ * One round trip of a claim: the database clock; due tasks nobody holds, locked (`SKIP LOCKED`, so concurrent
+ * workers take different ones); whether an expired lease waits; how many tasks are due in all (up to $1 + 1,
+ * locked elsewhere or not); and the earliest future due time or lease expiry (for the next wake-up). The time
+ * is $2 when given, else the database clock's.
+ */
+const CLAIM_READ = `WITH clock AS (SELECT coalesce($2::bigint, ${CLOCK_MS}) AS now_ms),
+due AS (
+  SELECT s.* FROM scheduler_tasks s, clock WHERE ${DUE_FREE} AND s.next_run_ms <= clock.now_ms
+  ORDER BY s.next_run_ms LIMIT $1 FOR UPDATE OF s SKIP LOCKED)
+SELECT clock.now_ms,
+  (SELECT coalesce(json_agg(due), '[]'::json) FROM due) AS due,
+  EXISTS (SELECT 1 FROM scheduler_runs WHERE status = 'running' AND lease_expires_ms <= clock.now_ms) AS expired,
+  (SELECT count(*)::int FROM (SELECT 1 FROM scheduler_tasks s WHERE ${DUE_FREE}
+     AND s.next_run_ms <= clock.now_ms LIMIT $1 + 1) AS any_due) AS due_count,
+  LEAST(
+    (SELECT s.next_run_ms FROM scheduler_tasks s WHERE ${DUE_FREE} AND s.next_run_ms > clock.now_ms
+     ORDER BY s.next_run_ms LIMIT 1),
+    (SELECT MIN(lease_expires_ms) FROM scheduler_runs WHERE status = 'running')) AS next_ms
+FROM clock`;
+
+interface ClaimReadRow {
+  readonly now_ms: number;
+  readonly due: TaskRow[];
+  readonly expired: boolean;
+  readonly due_count: number;
+  readonly next_ms: number | null;
+}
+
+/** The runs-per-minute look-up of several tasks at once: the scheduled time at the limit's offset, per task. */
+const RATE_READ = `SELECT p.task_id, x.scheduled_ms
+FROM unnest($1::text[], $2::bigint[]) AS p(task_id, run_ms)
+CROSS JOIN LATERAL (
+  SELECT scheduled_ms FROM scheduler_runs WHERE task_id = p.task_id AND scheduled_ms > p.run_ms - ${MINUTE_MS}
+    AND status NOT IN ('missed', 'skipped')
+  ORDER BY scheduled_ms DESC LIMIT 1 OFFSET $3) AS x`;
+
+/**
+ * Writes a planned batch in one statement: the run-log entries (missed, skipped, failed), each task's next due
+ * time, and the claims with their leases. A task with an occurrence running by now (a manual run committed
+ * after the read's snapshot; this is a fresh one) is left alone, as the row-by-row claim did.
+ */
+const CLAIM_WRITE = `WITH busy AS (
+  SELECT DISTINCT task_id FROM scheduler_runs WHERE task_id = ANY($1::text[]) AND status = 'running'),
+logged AS (
+  INSERT INTO scheduler_runs (task_id, scheduled_ms, status, finished_ms, error)
+  SELECT l.task_id, l.scheduled_ms, l.status, $9, l.error
+  FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[]) AS l(task_id, scheduled_ms, status, error)
+  WHERE l.task_id NOT IN (SELECT task_id FROM busy)
+  ON CONFLICT (task_id, scheduled_ms) DO NOTHING),
+moved AS (
+  UPDATE scheduler_tasks t SET next_run_ms = m.next_run_ms,
+    status = CASE WHEN m.completed THEN 'completed' ELSE t.status END
+  FROM unnest($1::text[], $6::bigint[], $7::boolean[]) AS m(id, next_run_ms, completed)
+  WHERE t.id = m.id AND m.id NOT IN (SELECT task_id FROM busy))
+INSERT INTO scheduler_runs (task_id, scheduled_ms, status, attempt, lease_owner, lease_expires_ms, started_ms)
+SELECT c.task_id, c.run_ms, 'running', 1, $10, $9::bigint + $11::bigint, $9
+FROM unnest($1::text[], $8::bigint[]) AS c(task_id, run_ms)
+WHERE c.run_ms IS NOT NULL AND c.task_id NOT IN (SELECT task_id FROM busy)
+ON CONFLICT (task_id, scheduled_ms) DO NOTHING RETURNING *`;
+
+/**
+ * Records several outcomes in one statement: their tasks are locked first, in id order (the one-time filter
+ * runs before any run row is touched; every waiting writer locks tasks before runs, so none deadlock), then
+ * each run held by its owner is finished (at its entry's time, or the database clock's when that is NULL) and
+ * its task's last run time set (a task without a next due time is completed).
+ */
+const COMPLETE = `WITH entry AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::bigint[])
+    AS e(run_id, owner, success, result, error, now_ms)),
+locked AS (
+  SELECT t.id FROM scheduler_tasks t
+  WHERE t.id IN (SELECT task_id FROM scheduler_runs WHERE id = ANY($1::bigint[]))
+  ORDER BY t.id FOR UPDATE OF t),
+clock AS (SELECT ${CLOCK_MS} AS now_ms),
+done AS (
+  UPDATE scheduler_runs r SET status = CASE WHEN e.success THEN 'succeeded' ELSE 'failed' END,
+    finished_ms = coalesce(e.now_ms, clock.now_ms), success = CASE WHEN e.success THEN 1 ELSE 0 END,
+    result = e.result, error = e.error, lease_owner = NULL, lease_expires_ms = NULL
+  FROM entry e, clock
+  WHERE r.id = e.run_id AND r.status = 'running' AND r.lease_owner = e.owner
+    AND (SELECT count(*) FROM locked) >= 0
+  RETURNING r.id, r.task_id, coalesce(e.now_ms, clock.now_ms) AS finished_ms),
+ran AS (
+  UPDATE scheduler_tasks t SET last_run_ms = d.finished_ms,
+    status = CASE WHEN t.status IN ('active', 'paused') AND t.next_run_ms IS NULL THEN 'completed'
+      ELSE t.status END
+  FROM (SELECT task_id, max(finished_ms) AS finished_ms FROM done GROUP BY task_id) AS d
+  WHERE t.id = d.task_id)
+SELECT id FROM done`;
+
+/** One locked due task's plan: what to log, its next due time, the occurrence to claim. */
+interface TaskPlan {
+  readonly task: ScheduledTask;
+  readonly logs: readonly {
+    readonly scheduledMs: number;
+    readonly status: 'missed' | 'failed' | 'skipped';
+    readonly error: string;
+  }[];
+  readonly nextRunMs: number | undefined;
+  readonly runMs: number | undefined;
+  readonly completed: boolean;
+}
 
 function taskParams(task: ScheduledTask): unknown[] {
   return [
@@ -90,21 +206,6 @@ async function hasRunning(tx: Tx, taskId: string, liveAtMs?: number): Promise<Ru
     liveAtMs === undefined ? [taskId] : [taskId, liveAtMs],
   );
   return rows[0];
-}
-
-async function insertRun(
-  tx: Tx,
-  taskId: string,
-  scheduledMs: number,
-  status: 'missed' | 'failed' | 'skipped',
-  nowMs: number,
-  error: string,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO scheduler_runs (task_id, scheduled_ms, status, finished_ms, error) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (task_id, scheduled_ms) DO NOTHING`,
-    [taskId, scheduledMs, status, nowMs, error],
-  );
 }
 
 async function insertClaim(
@@ -147,6 +248,107 @@ async function afterRun(tx: Tx, taskId: string, nowMs: number): Promise<void> {
      WHERE id = $2`,
     [nowMs, taskId],
   );
+}
+
+/** The misfire policy for one locked due task (see `planOccurrences`); an invalid schedule fails and completes it. */
+function planTask(
+  task: ScheduledTask,
+  options: ClaimDueOptions,
+): TaskPlan & { schedule?: Schedule } {
+  const dueMs = task.nextRunMs ?? options.nowMs;
+  let schedule: Schedule;
+  let plan: ReturnType<typeof planOccurrences>;
+  try {
+    schedule = parseSchedule({ ...task, timezone: task.timezone });
+    plan = planOccurrences({
+      schedule,
+      dueMs,
+      nowMs: options.nowMs,
+      catchupWindowMs: options.catchupWindowMs,
+    });
+  } catch (error) {
+    const why = `stored schedule is invalid: ${String(error)}`;
+    const logs = [{ scheduledMs: dueMs, status: 'failed' as const, error: why }];
+    return { task, logs, nextRunMs: undefined, runMs: undefined, completed: true };
+  }
+  const logs = plan.missedMs.map((scheduledMs, index) => {
+    const extra =
+      index === 0 && plan.unrecordedMissed > 0
+        ? ` (${plan.unrecordedMissed} earlier occurrence(s) also missed)`
+        : '';
+    const why = `missed: outside the catch-up window or superseded${extra}`;
+    return { scheduledMs, status: 'missed' as const, error: why };
+  });
+  const { runMs, nextRunMs } = plan;
+  return {
+    task,
+    schedule,
+    logs,
+    nextRunMs,
+    runMs,
+    completed: nextRunMs === undefined && runMs === undefined,
+  };
+}
+
+/** The plan of a task whose occurrence at `runMs` is over the runs-per-minute limit (the oldest run at `oldestMs`). */
+function rateLimited(
+  plan: TaskPlan,
+  schedule: Schedule,
+  oldestMs: number,
+  limit: number,
+): TaskPlan {
+  const runMs = plan.runMs ?? 0;
+  const freeMs = oldestMs + MINUTE_MS;
+  const skip = skipUntil(schedule, runMs, freeMs);
+  const more =
+    skip.skipped > 1
+      ? `; ${skip.skipped - 1} more occurrence(s) until ${formatIsoSeconds(freeMs)} are skipped too`
+      : '';
+  const why = `skipped: the task already ran ${limit} time(s) within a minute (limit: ${limit} runs per task per minute)${more}`;
+  return {
+    task: plan.task,
+    logs: [...plan.logs, { scheduledMs: runMs, status: 'skipped', error: why }],
+    nextRunMs: skip.nextRunMs,
+    runMs: undefined,
+    completed: skip.nextRunMs === undefined,
+  };
+}
+
+/**
+ * When to look again after a claim: now when due work is left (locked elsewhere, or beyond the limit); else
+ * the earliest of the next future due time, the claimed tasks' new due times and the leases (ours included).
+ */
+function nextWake(
+  read: ClaimReadRow,
+  plans: readonly TaskPlan[],
+  claimed: number,
+  options: ClaimDueOptions,
+): number | undefined {
+  if (read.due_count > read.due.length) return options.nowMs;
+  const candidates = [
+    ...(read.next_ms === null ? [] : [Number(read.next_ms)]),
+    ...plans.flatMap((plan) => (plan.nextRunMs === undefined ? [] : [plan.nextRunMs])),
+    ...(claimed > 0 ? [options.nowMs + options.leaseMs] : []),
+  ];
+  return candidates.length === 0 ? undefined : Math.min(...candidates);
+}
+
+/** The parameters of `CLAIM_WRITE` for `plans`. */
+function claimWriteParams(plans: readonly TaskPlan[], options: ClaimDueOptions): unknown[] {
+  const logs = plans.flatMap((plan) => plan.logs.map((log) => ({ ...log, taskId: plan.task.id })));
+  return [
+    plans.map((plan) => plan.task.id),
+    logs.map((log) => log.taskId),
+    logs.map((log) => log.scheduledMs),
+    logs.map((log) => log.status),
+    logs.map((log) => log.error),
+    plans.map((plan) => plan.nextRunMs ?? null),
+    plans.map((plan) => plan.completed),
+    plans.map((plan) => plan.runMs ?? null),
+    options.nowMs,
+    options.owner,
+    options.leaseMs,
+  ];
 }
 
 /**
@@ -283,12 +485,83 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
   }
 
   async claimDue(options: ClaimDueOptions): Promise<RunClaim[]> {
-    return this.#transaction(async (tx) => {
-      const claims = await this.#reclaimExpired(tx, options);
-      if (claims.length < options.limit)
-        claims.push(...(await this.#claimScheduled(tx, options, options.limit - claims.length)));
-      return claims;
+    return (await this.#transaction((tx) => this.#claimRound(tx, options, options.nowMs))).claims;
+  }
+
+  /** `claimDue` at the database clock, read by the claiming statement, with the next wake-up: one transaction. */
+  async claimDueNow(options: ClaimDueNowOptions): Promise<ClaimRound> {
+    return this.#transaction((tx) => this.#claimRound(tx, options, undefined));
+  }
+
+  /**
+   * One claim: a read (clock, due tasks locked, what is left), the misfire policy and rate limit planned here,
+   * then one write for the whole batch. An expired lease (a process died) sends the round down the row-by-row
+   * path, which retries or gives up those occurrences first.
+   */
+  async #claimRound(
+    tx: Tx,
+    options: ClaimDueNowOptions,
+    givenNowMs: number | undefined,
+  ): Promise<ClaimRound> {
+    const [read] = await tx.query<ClaimReadRow>(CLAIM_READ, [options.limit, givenNowMs ?? null]);
+    if (read === undefined) throw new SchedulerError('scheduler_unavailable', 'no claim read');
+    const full: ClaimDueOptions = { ...options, nowMs: Number(read.now_ms) };
+    const reclaimed = read.expired ? await this.#reclaimExpired(tx, full) : [];
+    const due = read.due.slice(0, Math.max(0, full.limit - reclaimed.length));
+    const plans = await this.#rateLimit(
+      tx,
+      due.map((row) => planTask(taskFromRow(row), full)),
+      full,
+    );
+    const claims = plans.length === 0 ? [] : await this.#writePlans(tx, plans, full);
+    // After a lease expired (rare: a process died) the next round looks again at once.
+    const nextWakeMs = read.expired ? full.nowMs : nextWake(read, plans, claims.length, full);
+    return { claims: [...reclaimed, ...claims], nowMs: full.nowMs, nextWakeMs };
+  }
+
+  /** Applies the runs-per-minute limit (see `SchedulerStore`) to every recurring plan with one look-up. */
+  async #rateLimit(
+    tx: Tx,
+    plans: readonly (TaskPlan & { schedule?: Schedule })[],
+    options: ClaimDueOptions,
+  ): Promise<TaskPlan[]> {
+    const limit = options.maxRunsPerTaskPerMinute;
+    const limited = plans.filter(
+      (plan) =>
+        limit !== undefined &&
+        plan.runMs !== undefined &&
+        plan.schedule !== undefined &&
+        plan.schedule.type !== 'once',
+    );
+    if (limit === undefined || limited.length === 0) return [...plans];
+    const rows = await tx.query<{ task_id: string; scheduled_ms: number }>(RATE_READ, [
+      limited.map((plan) => plan.task.id),
+      limited.map((plan) => plan.runMs),
+      Math.max(0, Math.floor(limit) - 1),
+    ]);
+    const oldest = new Map(rows.map((row) => [row.task_id, Number(row.scheduled_ms)]));
+    return plans.map((plan) => {
+      const oldestMs = oldest.get(plan.task.id);
+      if (oldestMs === undefined || plan.schedule === undefined) return plan;
+      return rateLimited(plan, plan.schedule, oldestMs, limit);
     });
+  }
+
+  /** Writes the batch (`CLAIM_WRITE`) and returns the claims in due order. */
+  async #writePlans(
+    tx: Tx,
+    plans: readonly TaskPlan[],
+    options: ClaimDueOptions,
+  ): Promise<RunClaim[]> {
+    const rows = await tx.query<RunRow>(CLAIM_WRITE, claimWriteParams(plans, options));
+    const byTask = new Map(rows.map((row) => [row.task_id, row]));
+    const claims: RunClaim[] = [];
+    for (const plan of plans) {
+      const row = byTask.get(plan.task.id);
+      if (row !== undefined)
+        claims.push({ run: runFromRow(row), task: { ...plan.task, nextRunMs: plan.nextRunMs } });
+    }
+    return claims;
   }
 
   /** Occurrences whose lease expired (their process died): the next attempt, or given up. */
@@ -322,107 +595,6 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
     return claims;
   }
 
-  /** Due tasks nobody holds: locked with SKIP LOCKED, so concurrent workers take different ones. */
-  async #claimScheduled(tx: Tx, options: ClaimDueOptions, limit: number): Promise<RunClaim[]> {
-    const rows = await tx.query<TaskRow>(
-      `SELECT * FROM scheduler_tasks t WHERE status = 'active' AND next_run_ms <= $1
-         AND NOT EXISTS (SELECT 1 FROM scheduler_runs r WHERE r.task_id = t.id AND r.status = 'running')
-       ORDER BY next_run_ms LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [options.nowMs, limit],
-    );
-    const claims: RunClaim[] = [];
-    for (const row of rows) {
-      // A fresh statement sees an occurrence committed after this query's snapshot (a manual run).
-      if ((await hasRunning(tx, row.id)) !== undefined) continue;
-      const claim = await this.#claimTask(tx, taskFromRow(row), options);
-      if (claim !== undefined) claims.push(claim);
-    }
-    return claims;
-  }
-
-  async #claimTask(
-    tx: Tx,
-    task: ScheduledTask,
-    options: ClaimDueOptions,
-  ): Promise<RunClaim | undefined> {
-    const dueMs = task.nextRunMs ?? options.nowMs;
-    let schedule: Schedule;
-    let plan: ReturnType<typeof planOccurrences>;
-    try {
-      schedule = parseSchedule({ ...task, timezone: task.timezone });
-      plan = planOccurrences({
-        schedule,
-        dueMs,
-        nowMs: options.nowMs,
-        catchupWindowMs: options.catchupWindowMs,
-      });
-    } catch (error) {
-      const why = `stored schedule is invalid: ${String(error)}`;
-      await insertRun(tx, task.id, dueMs, 'failed', options.nowMs, why);
-      await tx.query(
-        "UPDATE scheduler_tasks SET next_run_ms = NULL, status = 'completed' WHERE id = $1",
-        [task.id],
-      );
-      return undefined;
-    }
-    await this.#recordMissed(tx, task.id, plan, options.nowMs);
-    const { runMs, nextRunMs } = await this.#applyRateLimit(tx, task.id, schedule, plan, options);
-    await tx.query(
-      `UPDATE scheduler_tasks SET next_run_ms = $1,
-         status = CASE WHEN $1::bigint IS NULL AND $2::bigint IS NULL THEN 'completed' ELSE status END
-       WHERE id = $3`,
-      [nextRunMs ?? null, runMs ?? null, task.id],
-    );
-    if (runMs === undefined) return undefined;
-    const run = await insertClaim(tx, task.id, runMs, options);
-    return run === undefined ? undefined : { run, task: { ...task, nextRunMs } };
-  }
-
-  async #recordMissed(
-    tx: Tx,
-    taskId: string,
-    plan: { readonly missedMs: readonly number[]; readonly unrecordedMissed: number },
-    nowMs: number,
-  ): Promise<void> {
-    for (const [index, scheduledMs] of plan.missedMs.entries()) {
-      const extra =
-        index === 0 && plan.unrecordedMissed > 0
-          ? ` (${plan.unrecordedMissed} earlier occurrence(s) also missed)`
-          : '';
-      const why = `missed: outside the catch-up window or superseded${extra}`;
-      await insertRun(tx, taskId, scheduledMs, 'missed', nowMs, why);
-    }
-  }
-
-  /** The runs-per-minute limit (see `SchedulerStore`): beyond it the occurrences are skipped, not queued. */
-  async #applyRateLimit(
-    tx: Tx,
-    taskId: string,
-    schedule: Schedule,
-    plan: { readonly runMs: number | undefined; readonly nextRunMs: number | undefined },
-    options: ClaimDueOptions,
-  ): Promise<{ readonly runMs: number | undefined; readonly nextRunMs: number | undefined }> {
-    const limit = options.maxRunsPerTaskPerMinute;
-    const { runMs } = plan;
-    if (runMs === undefined || limit === undefined || schedule.type === 'once') return plan;
-    const [oldest] = await tx.query<{ scheduled_ms: number }>(
-      `SELECT scheduled_ms FROM scheduler_runs WHERE task_id = $1 AND scheduled_ms > $2
-         AND status NOT IN ('missed', 'skipped')
-       ORDER BY scheduled_ms DESC LIMIT 1 OFFSET $3`,
-      [taskId, runMs - MINUTE_MS, Math.max(0, Math.floor(limit) - 1)],
-    );
-    if (oldest === undefined) return plan;
-    const freeMs = oldest.scheduled_ms + MINUTE_MS;
-    const skip = skipUntil(schedule, runMs, freeMs);
-    const more =
-      skip.skipped > 1
-        ? `; ${skip.skipped - 1} more occurrence(s) until ${formatIsoSeconds(freeMs)} are skipped too`
-        : '';
-    const why = `skipped: the task already ran ${limit} time(s) within a minute (limit: ${limit} runs per task per minute)${more}`;
-    await insertRun(tx, taskId, runMs, 'skipped', options.nowMs, why);
-    return { runMs: undefined, nextRunMs: skip.nextRunMs };
-  }
-
   async claimManual(taskId: string, lease: LeaseOptions): Promise<RunClaim> {
     return this.#transaction(async (tx) => {
       const task = await lockedTask(tx, taskId);
@@ -451,48 +623,30 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
     return recorded ?? false;
   }
 
-  /**
-   * Records outcomes in one transaction. The tasks are locked first, in id order, then the runs (the order
-   * every waiting writer uses), so concurrent completions and deletions never deadlock.
-   */
+  /** Records outcomes in one statement (see `COMPLETE`); one result per entry. */
   async completeRuns(entries: readonly CompleteRunOptions[]): Promise<boolean[]> {
-    if (entries.length === 0) return [];
-    return this.#transaction(async (tx) => {
-      const ids = entries.map((entry) => entry.runId);
-      const owners = await tx.query<{ id: number; task_id: string }>(
-        'SELECT id, task_id FROM scheduler_runs WHERE id = ANY($1::bigint[])',
-        [ids],
-      );
-      const taskOf = new Map(owners.map((row) => [row.id, row.task_id]));
-      const taskIds = [...new Set(taskOf.values())].sort();
-      await tx.query(
-        'SELECT id FROM scheduler_tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
-        [taskIds],
-      );
-      const recorded: boolean[] = [];
-      for (const entry of entries) recorded.push(await this.#completeOne(tx, entry));
-      return recorded;
-    });
+    return this.#complete(entries);
   }
 
-  async #completeOne(tx: Tx, options: CompleteRunOptions): Promise<boolean> {
-    const [row] = await tx.query<{ task_id: string }>(
-      `UPDATE scheduler_runs SET status = $1, finished_ms = $2, success = $3, result = $4, error = $5,
-         lease_owner = NULL, lease_expires_ms = NULL
-       WHERE id = $6 AND status = 'running' AND lease_owner = $7 RETURNING task_id`,
-      [
-        options.success ? 'succeeded' : 'failed',
-        options.nowMs,
-        options.success ? 1 : 0,
-        options.result,
-        options.error,
-        options.runId,
-        options.owner,
-      ],
+  /** `completeRuns` finishing at the database clock, read by the completing statement. */
+  async completeRunsNow(entries: readonly CompletionNow[]): Promise<boolean[]> {
+    return this.#complete(entries);
+  }
+
+  async #complete(entries: readonly (CompletionNow & { nowMs?: number })[]): Promise<boolean[]> {
+    if (entries.length === 0) return [];
+    const rows = await this.#transaction((tx) =>
+      tx.query<{ id: number }>(COMPLETE, [
+        entries.map((entry) => entry.runId),
+        entries.map((entry) => entry.owner),
+        entries.map((entry) => entry.success),
+        entries.map((entry) => entry.result),
+        entries.map((entry) => entry.error),
+        entries.map((entry) => entry.nowMs ?? null),
+      ]),
     );
-    if (row === undefined) return false;
-    await afterRun(tx, row.task_id, options.nowMs);
-    return true;
+    const done = new Set(rows.map((row) => Number(row.id)));
+    return entries.map((entry) => done.delete(entry.runId));
   }
 
   async renewLease(runId: number, lease: LeaseOptions): Promise<boolean> {

@@ -8,6 +8,24 @@ import {
 } from './scheduler-store.js';
 import type { RunClaim, ScheduledTask, TaskRun, TaskStatus } from './task-types.js';
 
+/** What `claimDueNow` needs: `ClaimDueOptions` without the time, which the store reads from its own clock. */
+export type ClaimDueNowOptions = Omit<ClaimDueOptions, 'nowMs'>;
+
+/** What `claimDueNow` returns: the claims, the store's time they were made at, and when to look again. */
+export interface ClaimRound {
+  readonly claims: RunClaim[];
+  /** The store clock's time of the claim (the `nowMs` the claims were made with). */
+  readonly nowMs: number;
+  /**
+   * The earliest instant at which `claimDue` may find work after this claim (a due task, an expiring lease);
+   * at or before `nowMs` when due work is left (held by another process, or beyond `limit`); undefined when none.
+   */
+  readonly nextWakeMs: number | undefined;
+}
+
+/** A `completeRunsNow` entry: `CompleteRunOptions` without the time (the store's clock gives the finish time). */
+export type CompletionNow = Omit<CompleteRunOptions, 'nowMs'>;
+
 /**
  * Where the scheduler keeps its tasks and run log, asynchronously (SQLite through `SqliteSchedulerBackend`,
  * PostgreSQL through `PostgresSchedulerStore`): the same semantics on every backend (one run row per task and
@@ -49,6 +67,13 @@ export interface SchedulerStoreBackend {
    * scheduler uses its own clock.
    */
   currentTimeMs?(): Promise<number>;
+  /**
+   * `claimDue` at the store's clock, read by the claiming statements themselves, with the next wake-up
+   * computed alongside: one transaction instead of a clock read, a claim and a `nextWakeMs` (PostgreSQL).
+   */
+  claimDueNow?(options: ClaimDueNowOptions): Promise<ClaimRound>;
+  /** `completeRuns` finishing at the store's clock, read by the completing statement itself (PostgreSQL). */
+  completeRunsNow?(entries: readonly CompletionNow[]): Promise<boolean[]>;
   /**
    * Calls `onChange` soon after any process creates or changes a task (PostgreSQL: LISTEN/NOTIFY), so idle
    * workers need not poll; resolves to the function that stops watching. Absent when the backend cannot tell.

@@ -11,8 +11,13 @@ import {
 import { formatIsoInstant } from './instant.js';
 import { DEFAULT_MIN_INTERVAL_MS, firstRunMs, validateSchedule } from './schedule.js';
 import { SchedulerError } from './scheduler-error.js';
-import type { CompleteRunOptions, DeletedTask, SchedulerStore } from './scheduler-store.js';
-import { type SchedulerStoreBackend, schedulerBackend } from './scheduler-store-backend.js';
+import type { DeletedTask, SchedulerStore } from './scheduler-store.js';
+import {
+  type ClaimRound,
+  type CompletionNow,
+  type SchedulerStoreBackend,
+  schedulerBackend,
+} from './scheduler-store-backend.js';
 import { splitToolList } from './store-rows.js';
 import { nextStatus, type TaskAction } from './task-state.js';
 import {
@@ -115,6 +120,12 @@ interface RunningOccurrence {
   readonly controller: AbortController;
 }
 
+/** A completion waiting to be written (`nowMs` absent when the store reads its own clock). */
+interface PendingCompletion {
+  readonly options: CompletionNow & { readonly nowMs?: number };
+  readonly resolve: (recorded: boolean) => void;
+}
+
 const IDLE_RETRY_MS = 250;
 
 /** Splits a comma-separated tool list into trimmed non-empty names. */
@@ -170,10 +181,9 @@ export class TaskScheduler {
   #tickRun: Promise<void> | undefined;
   #unwatch: Promise<(() => Promise<void>) | undefined> | undefined;
   #lastError: unknown;
-  #completions: {
-    readonly options: CompleteRunOptions;
-    readonly resolve: (recorded: boolean) => void;
-  }[] = [];
+  #completions: PendingCompletion[] = [];
+  /** The completion write under way when completions are written one batch at a time (`completeRunsNow`). */
+  #flushing: Promise<void> | undefined;
 
   constructor(options: TaskSchedulerOptions) {
     this.store = schedulerBackend(options.store);
@@ -472,23 +482,51 @@ export class TaskScheduler {
     if (free <= 0) return; // a finishing run ticks again
     let delayMs: number;
     try {
-      const claimedAtMs = await this.#now();
-      const claims = await this.store.claimDue({
-        nowMs: claimedAtMs,
-        owner: this.owner,
-        leaseMs: this.#leaseMs,
-        limit: free,
-        catchupWindowMs: this.#catchupWindowMs,
-        maxAttempts: this.#maxAttempts,
-        maxRunsPerTaskPerMinute: this.#maxRunsPerTaskPerMinute,
-      });
-      for (const claim of claims) void this.#launch(claim);
-      delayMs = await this.#delayToNextWake(claims.length, claimedAtMs);
+      delayMs =
+        this.store.claimDueNow === undefined
+          ? await this.#claimThenLook(free)
+          : await this.#claimRound(free);
     } catch (error) {
       this.#lastError = error;
       delayMs = IDLE_RETRY_MS;
     }
     if (this.#started && this.#running.size < this.#concurrency) this.#arm(delayMs);
+  }
+
+  #claimOptions(free: number) {
+    return {
+      owner: this.owner,
+      leaseMs: this.#leaseMs,
+      limit: free,
+      catchupWindowMs: this.#catchupWindowMs,
+      maxAttempts: this.#maxAttempts,
+      maxRunsPerTaskPerMinute: this.#maxRunsPerTaskPerMinute,
+    };
+  }
+
+  /** Claims at this scheduler's reference time, launches the claims, then asks when to look again. */
+  async #claimThenLook(free: number): Promise<number> {
+    const claimedAtMs = await this.#now();
+    const claims = await this.store.claimDue({ ...this.#claimOptions(free), nowMs: claimedAtMs });
+    for (const claim of claims) void this.#launch(claim);
+    return this.#delayToNextWake(claims.length, claimedAtMs);
+  }
+
+  /**
+   * Claims at the store's clock in one transaction that also says when to look again (`claimDueNow`), and
+   * launches the claims; no separate clock read or wake-up query.
+   */
+  async #claimRound(free: number): Promise<number> {
+    const startedMs = this.#clock.monotonicMs();
+    const round: ClaimRound | undefined = await this.store.claimDueNow?.(this.#claimOptions(free));
+    if (round === undefined) return IDLE_RETRY_MS;
+    for (const claim of round.claims) void this.#launch(claim);
+    const { nextWakeMs, nowMs } = round;
+    if (nextWakeMs === undefined) return this.#maxSleepMs;
+    if (nextWakeMs <= nowMs) return round.claims.length > 0 ? 0 : IDLE_RETRY_MS;
+    // The store read its clock during the call: counting the whole call wakes a little early, never late.
+    const elapsedMs = this.#clock.monotonicMs() - startedMs;
+    return Math.min(this.#maxSleepMs, Math.max(0, Math.ceil(nextWakeMs - nowMs - elapsedMs)));
   }
 
   /**
@@ -539,7 +577,10 @@ export class TaskScheduler {
     const recorded = await this.#complete({
       runId: run.id,
       owner: this.owner,
-      nowMs: await this.#now().catch(() => this.#clock.nowMs()),
+      // A store that completes at its own clock reads it in the completing statement.
+      ...(this.store.completeRunsNow === undefined
+        ? { nowMs: await this.#now().catch(() => this.#clock.nowMs()) }
+        : {}),
       ...outcome,
     });
     this.#bus?.publish('scheduler_task_end', {
@@ -552,19 +593,39 @@ export class TaskScheduler {
     });
   }
 
-  /** Queues a completion; the ones finishing together are written in one transaction (one fsync). */
-  #complete(options: CompleteRunOptions): Promise<boolean> {
+  /**
+   * Queues a completion; the ones finishing together are written in one transaction (one fsync). With a store
+   * that completes at its own clock, one write is under way at a time and the completions finishing meanwhile
+   * are written together after it.
+   */
+  #complete(options: CompletionNow & { readonly nowMs?: number }): Promise<boolean> {
     return new Promise((resolve) => {
       this.#completions.push({ options, resolve });
-      if (this.#completions.length === 1) queueMicrotask(() => void this.#flushCompletions());
+      if (this.#completions.length === 1 && this.#flushing === undefined)
+        queueMicrotask(() => void this.#flushCompletions());
     });
   }
 
   async #flushCompletions(): Promise<void> {
     const batch = this.#completions.splice(0);
+    if (batch.length === 0) return;
+    if (this.store.completeRunsNow === undefined) return this.#writeCompletions(batch);
+    this.#flushing = this.#writeCompletions(batch);
+    await this.#flushing;
+    this.#flushing = undefined;
+    if (this.#completions.length > 0) await this.#flushCompletions();
+  }
+
+  async #writeCompletions(batch: readonly PendingCompletion[]): Promise<void> {
     let recorded: boolean[];
     try {
-      recorded = await this.store.completeRuns(batch.map((entry) => entry.options));
+      const entries = batch.map((entry) => entry.options);
+      recorded =
+        this.store.completeRunsNow === undefined
+          ? await this.store.completeRuns(
+              entries.map((entry) => ({ ...entry, nowMs: entry.nowMs ?? this.#clock.nowMs() })),
+            )
+          : await this.store.completeRunsNow(entries);
     } catch (error) {
       this.#lastError = error; // the leases expire and the occurrences are retried
       recorded = batch.map(() => false);

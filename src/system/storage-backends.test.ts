@@ -51,13 +51,14 @@ describe('storage backends', () => {
 
   it('passes url, pool size and connect timeout on; the store shows the url without its password', async () => {
     const chosen = config(
-      '[storage]\nbackend = "postgres"\npool_size = 3\nconnect_timeout_ms = 1500\n',
+      '[storage]\nbackend = "postgres"\npool_size = 3\nconnect_timeout_ms = 1500\nstatement_timeout_ms = 2500\n',
       { OPENJARVIS_DATABASE_URL: 'postgres://me:Hidden-Pass-1@127.0.0.1:1/db' },
     );
     expect(postgresOptions(chosen)).toMatchObject({
       url: 'postgres://me:Hidden-Pass-1@127.0.0.1:1/db',
       poolSize: 3,
       connectTimeoutMs: 1500,
+      statementTimeoutMs: 2500,
     });
     const store = openConfiguredSessionStore(chosen);
     expect(store.location).toBe('postgres://me:***@127.0.0.1:1/db');

@@ -29,7 +29,7 @@ export function postgresOptions(
   config: JarvisConfig,
   options: StorageBackendOptions = {},
 ): OpenPostgresOptions {
-  const { url, poolSize, connectTimeoutMs } = config.storage;
+  const { url, poolSize, connectTimeoutMs, statementTimeoutMs } = config.storage;
   if (url === undefined) {
     throw new JarvisError({
       code: 'config_invalid',
@@ -37,7 +37,7 @@ export function postgresOptions(
         '[storage] backend = "postgres" needs a database: set `url` under [storage] (postgres://user:password@host:5432/database) or the OPENJARVIS_DATABASE_URL environment variable',
     });
   }
-  return { url, poolSize, connectTimeoutMs, onProblem: options.onProblem };
+  return { url, poolSize, connectTimeoutMs, statementTimeoutMs, onProblem: options.onProblem };
 }
 
 /** The sessions store `[storage]` picks: SQLite at `[sessions] db_path` (default) or the PostgreSQL database. */

@@ -234,6 +234,8 @@ function storageConfig(file: ConfigFile) {
     poolSize: storage?.pool_size ?? 10,
     /** How long opening one connection may take (`connect_timeout_ms`, default 10000). */
     connectTimeoutMs: storage?.connect_timeout_ms ?? 10_000,
+    /** The server cancels a statement running longer (`statement_timeout_ms`, default 30000). */
+    statementTimeoutMs: storage?.statement_timeout_ms ?? 30_000,
   };
 }
 

@@ -240,6 +240,8 @@ const storageSection = table({
   url: z.optional(databaseUrl),
   pool_size: z.optional(wholeNumber({ min: 1, max: 1000 })),
   connect_timeout_ms: z.optional(wholeNumber({ min: 1 })),
+  // PostgreSQL's statement_timeout is an int of milliseconds.
+  statement_timeout_ms: z.optional(wholeNumber({ min: 1, max: 2_147_483_647 })),
 });
 
 /** An HTTP header name (RFC 9110 token). */

@@ -97,7 +97,13 @@ function defaults(home: string, cwd: string, configPath: string | undefined): Ja
       maxRunsPerTaskPerMinute: 60,
     },
     sessions: { dbPath: join(home, 'sessions.db'), contextTokens: undefined, answerTokens: 1024 },
-    storage: { backend: 'sqlite', url: undefined, poolSize: 10, connectTimeoutMs: 10_000 },
+    storage: {
+      backend: 'sqlite',
+      url: undefined,
+      poolSize: 10,
+      connectTimeoutMs: 10_000,
+      statementTimeoutMs: 30_000,
+    },
     telemetry: {
       enabled: true,
       dbPath: join(home, 'telemetry.db'),
@@ -283,6 +289,7 @@ describe('configFromToml', () => {
         url: 'postgres://jarvis@127.0.0.1:5432/jarvis',
         poolSize: 4,
         connectTimeoutMs: 2500,
+        statementTimeoutMs: 30_000,
       },
       telemetry: {
         enabled: false,

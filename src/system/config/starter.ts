@@ -143,6 +143,8 @@ export const STARTER_CONFIG = `# OpenJarvis configuration.
 # Connections per process, and how long opening one may take.
 # pool_size = 10
 # connect_timeout_ms = 10000
+# The server cancels a statement that runs longer than this.
+# statement_timeout_ms = 30000
 
 [telemetry]
 # Record inference and tool statistics (\`jarvis telemetry stats\`).

@@ -29,18 +29,20 @@ describe('[storage]', () => {
       url: undefined,
       poolSize: 10,
       connectTimeoutMs: 10_000,
+      statementTimeoutMs: 30_000,
     });
   });
 
-  it('reads backend, url, pool_size and connect_timeout_ms', () => {
+  it('reads backend, url, pool_size, connect_timeout_ms and statement_timeout_ms', () => {
     const { config, warnings } = load(
-      `[storage]\nbackend = "postgres"\nurl = " ${URL_WITH_PASSWORD} "\npool_size = 4\nconnect_timeout_ms = 2500\n`,
+      `[storage]\nbackend = "postgres"\nurl = " ${URL_WITH_PASSWORD} "\npool_size = 4\nconnect_timeout_ms = 2500\nstatement_timeout_ms = 5000\n`,
     );
     expect(config.storage).toEqual({
       backend: 'postgres',
       url: URL_WITH_PASSWORD,
       poolSize: 4,
       connectTimeoutMs: 2500,
+      statementTimeoutMs: 5000,
     });
     expect(warnings).toEqual([]);
   });
@@ -58,12 +60,15 @@ describe('[storage]', () => {
 
   it('names the key and the accepted values of a wrong backend, pool size or timeout', () => {
     const error = configError(() =>
-      load('[storage]\nbackend = "mysql"\npool_size = 0\nconnect_timeout_ms = -1\n'),
+      load(
+        '[storage]\nbackend = "mysql"\npool_size = 0\nconnect_timeout_ms = -1\nstatement_timeout_ms = 1.5\n',
+      ),
     );
     expect(error.problems.map((problem) => [problem.key, problem.line])).toEqual([
       ['storage.backend', 2],
       ['storage.pool_size', 3],
       ['storage.connect_timeout_ms', 4],
+      ['storage.statement_timeout_ms', 5],
     ]);
     expect(error.message).toContain('expected one of "sqlite", "postgres", got "mysql"');
     expect(error.message).toContain('expected a whole number from 1 to 1000, got 0');
