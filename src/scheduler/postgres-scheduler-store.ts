@@ -6,13 +6,11 @@ import {
   type PostgresQueryable,
 } from '../storage/index.js';
 import { formatIsoSeconds } from './instant.js';
-import { planOccurrences, skipUntil } from './occurrence-plan.js';
 import {
   POSTGRES_SCHEDULER_MIGRATIONS,
   POSTGRES_SCHEDULER_STORE,
   SCHEDULER_CHANNEL,
 } from './postgres-scheduler-schema.js';
-import { parseSchedule, type Schedule } from './schedule.js';
 import { SchedulerError } from './scheduler-error.js';
 import type {
   ClaimDueOptions,
@@ -34,6 +32,13 @@ import {
   type TaskRow,
   taskFromRow,
 } from './store-rows.js';
+import {
+  MINUTE_MS,
+  planDueTask,
+  rateLimitApplies,
+  rateLimitedPlan,
+  type TaskPlan,
+} from './task-claim-plan.js';
 import type { RunClaim, ScheduledTask, TaskRun, TaskStatus } from './task-types.js';
 
 /** Options of `PostgresSchedulerStore`. */
@@ -46,8 +51,6 @@ export interface PostgresSchedulerStoreOptions {
   /** Close the handle with the store (default true). */
   readonly closeDatabase?: boolean;
 }
-
-const MINUTE_MS = 60_000;
 
 const INSERT_TASK = `WITH saved AS (
   INSERT INTO scheduler_tasks (id, prompt, schedule_type, schedule_value, timezone, context_mode, status,
@@ -157,19 +160,6 @@ ran AS (
   WHERE t.id = d.task_id)
 SELECT id FROM done`;
 
-/** One locked due task's plan: what to log, its next due time, the occurrence to claim. */
-interface TaskPlan {
-  readonly task: ScheduledTask;
-  readonly logs: readonly {
-    readonly scheduledMs: number;
-    readonly status: 'missed' | 'failed' | 'skipped';
-    readonly error: string;
-  }[];
-  readonly nextRunMs: number | undefined;
-  readonly runMs: number | undefined;
-  readonly completed: boolean;
-}
-
 function taskParams(task: ScheduledTask): unknown[] {
   return [
     task.id,
@@ -248,70 +238,6 @@ async function afterRun(tx: Tx, taskId: string, nowMs: number): Promise<void> {
      WHERE id = $2`,
     [nowMs, taskId],
   );
-}
-
-/** The misfire policy for one locked due task (see `planOccurrences`); an invalid schedule fails and completes it. */
-function planTask(
-  task: ScheduledTask,
-  options: ClaimDueOptions,
-): TaskPlan & { schedule?: Schedule } {
-  const dueMs = task.nextRunMs ?? options.nowMs;
-  let schedule: Schedule;
-  let plan: ReturnType<typeof planOccurrences>;
-  try {
-    schedule = parseSchedule({ ...task, timezone: task.timezone });
-    plan = planOccurrences({
-      schedule,
-      dueMs,
-      nowMs: options.nowMs,
-      catchupWindowMs: options.catchupWindowMs,
-    });
-  } catch (error) {
-    const why = `stored schedule is invalid: ${String(error)}`;
-    const logs = [{ scheduledMs: dueMs, status: 'failed' as const, error: why }];
-    return { task, logs, nextRunMs: undefined, runMs: undefined, completed: true };
-  }
-  const logs = plan.missedMs.map((scheduledMs, index) => {
-    const extra =
-      index === 0 && plan.unrecordedMissed > 0
-        ? ` (${plan.unrecordedMissed} earlier occurrence(s) also missed)`
-        : '';
-    const why = `missed: outside the catch-up window or superseded${extra}`;
-    return { scheduledMs, status: 'missed' as const, error: why };
-  });
-  const { runMs, nextRunMs } = plan;
-  return {
-    task,
-    schedule,
-    logs,
-    nextRunMs,
-    runMs,
-    completed: nextRunMs === undefined && runMs === undefined,
-  };
-}
-
-/** The plan of a task whose occurrence at `runMs` is over the runs-per-minute limit (the oldest run at `oldestMs`). */
-function rateLimited(
-  plan: TaskPlan,
-  schedule: Schedule,
-  oldestMs: number,
-  limit: number,
-): TaskPlan {
-  const runMs = plan.runMs ?? 0;
-  const freeMs = oldestMs + MINUTE_MS;
-  const skip = skipUntil(schedule, runMs, freeMs);
-  const more =
-    skip.skipped > 1
-      ? `; ${skip.skipped - 1} more occurrence(s) until ${formatIsoSeconds(freeMs)} are skipped too`
-      : '';
-  const why = `skipped: the task already ran ${limit} time(s) within a minute (limit: ${limit} runs per task per minute)${more}`;
-  return {
-    task: plan.task,
-    logs: [...plan.logs, { scheduledMs: runMs, status: 'skipped', error: why }],
-    nextRunMs: skip.nextRunMs,
-    runMs: undefined,
-    completed: skip.nextRunMs === undefined,
-  };
 }
 
 /**
@@ -510,7 +436,7 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
     const due = read.due.slice(0, Math.max(0, full.limit - reclaimed.length));
     const plans = await this.#rateLimit(
       tx,
-      due.map((row) => planTask(taskFromRow(row), full)),
+      due.map((row) => planDueTask(taskFromRow(row), full)),
       full,
     );
     const claims = plans.length === 0 ? [] : await this.#writePlans(tx, plans, full);
@@ -519,20 +445,14 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
     return { claims: [...reclaimed, ...claims], nowMs: full.nowMs, nextWakeMs };
   }
 
-  /** Applies the runs-per-minute limit (see `SchedulerStore`) to every recurring plan with one look-up. */
+  /** Applies the runs-per-minute limit (see `rateLimitedPlan`) to every recurring plan with one look-up. */
   async #rateLimit(
     tx: Tx,
-    plans: readonly (TaskPlan & { schedule?: Schedule })[],
+    plans: readonly TaskPlan[],
     options: ClaimDueOptions,
   ): Promise<TaskPlan[]> {
     const limit = options.maxRunsPerTaskPerMinute;
-    const limited = plans.filter(
-      (plan) =>
-        limit !== undefined &&
-        plan.runMs !== undefined &&
-        plan.schedule !== undefined &&
-        plan.schedule.type !== 'once',
-    );
+    const limited = plans.filter((plan) => rateLimitApplies(plan, limit));
     if (limit === undefined || limited.length === 0) return [...plans];
     const rows = await tx.query<{ task_id: string; scheduled_ms: number }>(RATE_READ, [
       limited.map((plan) => plan.task.id),
@@ -543,7 +463,7 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
     return plans.map((plan) => {
       const oldestMs = oldest.get(plan.task.id);
       if (oldestMs === undefined || plan.schedule === undefined) return plan;
-      return rateLimited(plan, plan.schedule, oldestMs, limit);
+      return rateLimitedPlan(plan, plan.schedule, oldestMs, limit);
     });
   }
 

@@ -5,8 +5,6 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { loadSqliteDriver } from '../core/index.js';
 import { formatIsoSeconds } from './instant.js';
-import { planOccurrences, skipUntil } from './occurrence-plan.js';
-import { parseSchedule, type Schedule } from './schedule.js';
 import { SchedulerError } from './scheduler-error.js';
 import {
   allowedToolsColumn,
@@ -16,6 +14,13 @@ import {
   taskFromRow,
 } from './store-rows.js';
 import { prepareSchedulerSchema } from './store-schema.js';
+import {
+  MINUTE_MS,
+  planDueTask,
+  rateLimitApplies,
+  rateLimitedPlan,
+  type TaskPlan,
+} from './task-claim-plan.js';
 import type { RunClaim, ScheduledTask, TaskRun, TaskStatus } from './task-types.js';
 
 /** Options of `SchedulerStore`. */
@@ -73,8 +78,6 @@ export interface TaskChange {
   readonly status?: TaskStatus;
   readonly nextRunMs?: number | undefined;
 }
-
-const MINUTE_MS = 60_000;
 
 /** Expands a leading `~` to the home directory. */
 export function expandHome(path: string): string {
@@ -272,37 +275,15 @@ export class SchedulerStore {
   }
 
   #claimTask(task: ScheduledTask, options: ClaimDueOptions): RunClaim | undefined {
-    const dueMs = task.nextRunMs ?? options.nowMs;
-    let schedule: Schedule;
-    let plan: ReturnType<typeof planOccurrences>;
-    try {
-      schedule = parseSchedule({ ...task, timezone: task.timezone });
-      plan = planOccurrences({
-        schedule,
-        dueMs,
-        nowMs: options.nowMs,
-        catchupWindowMs: options.catchupWindowMs,
-      });
-    } catch (error) {
-      this.#insertRun(
-        task.id,
-        dueMs,
-        'failed',
-        options.nowMs,
-        `stored schedule is invalid: ${String(error)}`,
-      );
-      this.#sql(
-        "UPDATE scheduled_tasks SET next_run_ms = NULL, status = 'completed' WHERE id = ?",
-      ).run(task.id);
-      return undefined;
-    }
-    this.#recordMissed(task.id, plan.missedMs, plan.unrecordedMissed, options.nowMs);
-    const { runMs, nextRunMs } = this.#applyRateLimit(task.id, schedule, plan, options);
+    const plan = this.#rateLimit(planDueTask(task, options), options);
+    for (const log of plan.logs)
+      this.#insertRun(task.id, log.scheduledMs, log.status, options.nowMs, log.error);
+    const { runMs, nextRunMs } = plan;
     this.#sql(
       `UPDATE scheduled_tasks SET next_run_ms = ?,
-         status = CASE WHEN ? IS NULL AND ? IS NULL THEN 'completed' ELSE status END
+         status = CASE WHEN ? THEN 'completed' ELSE status END
        WHERE id = ?`,
-    ).run(nextRunMs ?? null, nextRunMs ?? null, runMs ?? null, task.id);
+    ).run(nextRunMs ?? null, plan.completed ? 1 : 0, task.id);
     if (runMs === undefined) return undefined;
     const runId = this.#insertClaim(task.id, runMs, options);
     return runId === undefined
@@ -310,61 +291,21 @@ export class SchedulerStore {
       : { run: this.#run(runId), task: { ...task, nextRunMs } };
   }
 
-  /**
-   * The runs-per-minute limit of recurring tasks: when the task already ran the limit within the minute before
-   * the occurrence, it and every occurrence until the limit frees up are skipped (one `skipped` entry), never
-   * queued up.
-   */
-  #applyRateLimit(
-    taskId: string,
-    schedule: Schedule,
-    plan: { readonly runMs: number | undefined; readonly nextRunMs: number | undefined },
-    options: ClaimDueOptions,
-  ): { readonly runMs: number | undefined; readonly nextRunMs: number | undefined } {
+  /** The runs-per-minute limit of recurring tasks (see `rateLimitedPlan`), from the task's recent runs. */
+  #rateLimit(plan: TaskPlan, options: ClaimDueOptions): TaskPlan {
     const limit = options.maxRunsPerTaskPerMinute;
-    const { runMs } = plan;
-    if (runMs === undefined || limit === undefined || schedule.type === 'once') return plan;
+    if (!rateLimitApplies(plan, limit) || plan.runMs === undefined || plan.schedule === undefined)
+      return plan;
     const oldest = this.#sql(
       `SELECT scheduled_ms FROM task_runs WHERE task_id = ? AND scheduled_ms > ?
          AND status NOT IN ('missed', 'skipped')
        ORDER BY scheduled_ms DESC LIMIT 1 OFFSET ?`,
-    ).get(taskId, runMs - MINUTE_MS, Math.max(0, Math.floor(limit) - 1)) as
+    ).get(plan.task.id, plan.runMs - MINUTE_MS, Math.max(0, Math.floor(limit) - 1)) as
       | { scheduled_ms: number }
       | undefined;
-    if (oldest === undefined) return plan;
-    const freeMs = oldest.scheduled_ms + MINUTE_MS;
-    const skip = skipUntil(schedule, runMs, freeMs);
-    const more =
-      skip.skipped > 1
-        ? `; ${skip.skipped - 1} more occurrence(s) until ${formatIsoSeconds(freeMs)} are skipped too`
-        : '';
-    this.#insertRun(
-      taskId,
-      runMs,
-      'skipped',
-      options.nowMs,
-      `skipped: the task already ran ${limit} time(s) within a minute (limit: ${limit} runs per task per minute)${more}`,
-    );
-    return { runMs: undefined, nextRunMs: skip.nextRunMs };
-  }
-
-  #recordMissed(
-    taskId: string,
-    missedMs: readonly number[],
-    unrecorded: number,
-    nowMs: number,
-  ): void {
-    missedMs.forEach((scheduledMs, index) => {
-      const extra =
-        index === 0 && unrecorded > 0 ? ` (${unrecorded} earlier occurrence(s) also missed)` : '';
-      this.#insertRun(
-        taskId,
-        scheduledMs,
-        'missed',
-        nowMs,
-        `missed: outside the catch-up window or superseded${extra}`,
-      );
-    });
+    return oldest === undefined
+      ? plan
+      : rateLimitedPlan(plan, plan.schedule, oldest.scheduled_ms, limit);
   }
 
   #insertRun(
