@@ -35,6 +35,7 @@ import { redactTrace, storeRedactor } from './telemetry-redaction.js';
 import { DEFAULT_TRACE_MAX_RUNS } from './telemetry-store.js';
 import type { TelemetrySummaryEntry, TelemetrySummaryOptions } from './telemetry-summary.js';
 import { type WriteFailure, WriteQueue } from './telemetry-write-queue.js';
+import { TelemetryWriters } from './telemetry-writers.js';
 import type { ListRunsOptions } from './trace-tables.js';
 import type { FinishedTrace, TraceRun, TraceRunSummary, TraceSink } from './trace-types.js';
 
@@ -85,7 +86,10 @@ export class PostgresTelemetryStore implements TelemetryBackend {
   readonly #maxRuns: number;
   readonly #queue: WriteQueue<PendingWrite>;
   readonly #onProblem: (message: string) => void;
-  readonly #subscriptions = new Set<() => void>();
+  readonly #writers = new TelemetryWriters((error) => {
+    this.#writeFailures += 1;
+    this.#lastWriteError = error;
+  });
   #database: PostgresDatabase | undefined;
   #ready: Promise<PostgresDatabase> | undefined;
   #location: string;
@@ -178,19 +182,11 @@ export class PostgresTelemetryStore implements TelemetryBackend {
   }
 
   attach(bus: EventBus): () => void {
-    const unsubscribe = bus.subscribe('telemetry_record', (event) => {
-      this.#guarded(() => this.record(event.data.record));
-    });
-    const detach = (): void => {
-      unsubscribe();
-      this.#subscriptions.delete(detach);
-    };
-    this.#subscriptions.add(detach);
-    return detach;
+    return this.#writers.attach(bus, (record) => this.record(record));
   }
 
   traceSink(): TraceSink {
-    return { runEnded: (trace) => this.#guarded(() => this.recordRun(trace)) };
+    return this.#writers.traceSink((trace) => this.recordRun(trace));
   }
 
   async flush(): Promise<void> {
@@ -238,7 +234,7 @@ export class PostgresTelemetryStore implements TelemetryBackend {
   }
 
   async #closeAll(): Promise<void> {
-    for (const detach of [...this.#subscriptions]) detach();
+    this.#writers.detachAll();
     const left = await this.#queue.close();
     if (this.#closeDatabase) await this.#database?.close();
     if (left > 0) {
@@ -270,15 +266,6 @@ export class PostgresTelemetryStore implements TelemetryBackend {
 
   #push(item: PendingWrite): void {
     if (!this.#queue.push(item)) this.#writeFailures += 1;
-  }
-
-  #guarded(write: () => void): void {
-    try {
-      write();
-    } catch (error) {
-      this.#writeFailures += 1;
-      this.#lastWriteError = error;
-    }
   }
 
   #failed({ error, dropped, waiting, retryInMs }: WriteFailure): void {

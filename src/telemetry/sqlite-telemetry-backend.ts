@@ -3,6 +3,7 @@ import type { TelemetryBackend } from './telemetry-backend.js';
 import { findTelemetryRecordProblem, type TelemetryRecord } from './telemetry-record.js';
 import type { TelemetryStore } from './telemetry-store.js';
 import type { TelemetrySummaryEntry, TelemetrySummaryOptions } from './telemetry-summary.js';
+import { TelemetryWriters } from './telemetry-writers.js';
 import type { ListRunsOptions } from './trace-tables.js';
 import type { FinishedTrace, TraceRun, TraceRunSummary, TraceSink } from './trace-types.js';
 
@@ -22,7 +23,7 @@ export class SqliteTelemetryBackend implements TelemetryBackend {
   #records: TelemetryRecord[] = [];
   #runs: FinishedTrace[] = [];
   #pending: ReturnType<typeof setImmediate> | undefined;
-  readonly #subscriptions = new Set<() => void>();
+  readonly #writers = new TelemetryWriters((error) => this.#failed(1, error));
   #writeFailures = 0;
   #lastWriteError: unknown;
   #closed = false;
@@ -60,31 +61,11 @@ export class SqliteTelemetryBackend implements TelemetryBackend {
   }
 
   attach(bus: EventBus): () => void {
-    const unsubscribe = bus.subscribe('telemetry_record', (event) => {
-      try {
-        this.record(event.data.record);
-      } catch (error) {
-        this.#failed(1, error);
-      }
-    });
-    const detach = (): void => {
-      unsubscribe();
-      this.#subscriptions.delete(detach);
-    };
-    this.#subscriptions.add(detach);
-    return detach;
+    return this.#writers.attach(bus, (record) => this.record(record));
   }
 
   traceSink(): TraceSink {
-    return {
-      runEnded: (trace) => {
-        try {
-          this.recordRun(trace);
-        } catch (error) {
-          this.#failed(1, error);
-        }
-      },
-    };
+    return this.#writers.traceSink((trace) => this.recordRun(trace));
   }
 
   async flush(): Promise<void> {
@@ -113,7 +94,7 @@ export class SqliteTelemetryBackend implements TelemetryBackend {
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    for (const detach of [...this.#subscriptions]) detach();
+    this.#writers.detachAll();
     this.#write();
     this.#closed = true;
     this.sqlite.close();

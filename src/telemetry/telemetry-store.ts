@@ -11,6 +11,7 @@ import {
   type TelemetrySummaryEntry,
   type TelemetrySummaryOptions,
 } from './telemetry-summary.js';
+import { TelemetryWriters } from './telemetry-writers.js';
 import { type ListRunsOptions, TraceTables } from './trace-tables.js';
 import type { FinishedTrace, TraceRun, TraceRunSummary, TraceSink } from './trace-types.js';
 
@@ -63,7 +64,10 @@ export class TelemetryStore {
   readonly dbPath: string;
   #db: SqliteDatabase | undefined;
   readonly #statements: Statements;
-  readonly #subscriptions = new Set<() => void>();
+  readonly #writers = new TelemetryWriters((error) => {
+    this.#writeFailures += 1;
+    this.#lastWriteError = error;
+  });
   #writeFailures = 0;
   #lastWriteError: unknown;
   readonly #redact: Redactor;
@@ -151,20 +155,7 @@ export class TelemetryStore {
    * cannot be stored never throws into the publisher: it is counted in `writeFailures` instead.
    */
   attach(bus: EventBus): () => void {
-    const unsubscribe = bus.subscribe('telemetry_record', (event) => {
-      try {
-        this.record(event.data.record);
-      } catch (error) {
-        this.#writeFailures += 1;
-        this.#lastWriteError = error;
-      }
-    });
-    const detach = (): void => {
-      unsubscribe();
-      this.#subscriptions.delete(detach);
-    };
-    this.#subscriptions.add(detach);
-    return detach;
+    return this.#writers.attach(bus, (record) => this.record(record));
   }
 
   /** Calls, failures, tokens, latency, time to first token and cost per model and engine. */
@@ -204,16 +195,7 @@ export class TelemetryStore {
 
   /** A tracer sink that stores every finished run; a run that cannot be stored is counted in `writeFailures`. */
   traceSink(): TraceSink {
-    return {
-      runEnded: (trace) => {
-        try {
-          this.recordRun(trace);
-        } catch (error) {
-          this.#writeFailures += 1;
-          this.#lastWriteError = error;
-        }
-      },
-    };
+    return this.#writers.traceSink((trace) => this.recordRun(trace));
   }
 
   /** Stored runs, newest first (`limit` default 20; `beforeMs` pages on). */
@@ -230,7 +212,7 @@ export class TelemetryStore {
 
   /** Detaches from every bus and closes the database; calling it again does nothing. */
   close(): void {
-    for (const detach of [...this.#subscriptions]) detach();
+    this.#writers.detachAll();
     this.#db?.close();
     this.#db = undefined;
   }
