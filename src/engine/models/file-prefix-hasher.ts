@@ -3,13 +3,17 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { PrefixHashWorker } from './prefix-hash-worker.js';
 
 /**
- * Hashes a file (SHA-256) front to back as its prefix becomes final: `extendTo(end)` says bytes [0, end) are on
- * disk and will not change, `digest(end)` hashes up to `end` and gives the hex digest.
+ * Hashes a file (SHA-256) front to back as its prefix becomes final, from two sources in file order:
+ * `append(bytes)` gives the next bytes from memory (what the downloader has just written), `extendTo(end)` says
+ * bytes up to `end` are on disk and will not change (they are read back from the file), `digest(end)` hashes up
+ * to `end` and gives the hex digest.
  */
 export interface FilePrefixHasher {
   /** Bytes hashed so far (a prefix of the file). */
   readonly hashedBytes: number;
-  /** Bytes [0, endBytes) are written; hash them (in the background). */
+  /** The file's next bytes, as written (they must not change afterwards): hash them (in the background). */
+  append(bytes: Uint8Array): void;
+  /** Bytes [0, endBytes) are on disk; hash those not appended, read back from the file (in the background). */
   extendTo(endBytes: number): void;
   /** Hashes up to `endBytes` and resolves to the hex digest; rejects when the file could not be read. */
   digest(endBytes: number): Promise<string>;
@@ -21,16 +25,16 @@ export interface FilePrefixHasher {
 export interface FilePrefixHasherOptions {
   /** Where the file is, in the order to try (a downloader may rename it when it closes the download). */
   readonly paths: readonly string[];
-  /** Hash on a worker thread, so hashing overlaps the download on another core (default true). */
+  /** Hash on a worker thread, handing it copies of the appended bytes (default false: on this thread). */
   readonly worker?: boolean;
 }
 
 /**
- * A prefix hasher that reads the file back and hashes it on a worker thread, or on this thread when asked to
- * or when a worker cannot be started.
+ * A prefix hasher that hashes on a worker thread, or on this thread when asked to or when a worker cannot be
+ * started.
  */
 export function createFilePrefixHasher(options: FilePrefixHasherOptions): FilePrefixHasher {
-  if (options.worker !== false) {
+  if (options.worker === true) {
     try {
       return new PrefixHashWorker(options.paths);
     } catch {
@@ -43,11 +47,18 @@ export function createFilePrefixHasher(options: FilePrefixHasherOptions): FilePr
 /** Largest read when hashing a range back from the file on this thread. */
 const READ_BYTES = 8 * 1024 * 1024;
 
-/** Reads the file back and hashes it on this thread, one range after the other. */
+/**
+ * Hashes on this thread: appended bytes at once when no read-back is under way (no copy, no message), ranges
+ * read back from the file one after the other.
+ */
 export class InThreadPrefixHasher implements FilePrefixHasher {
   readonly #paths: readonly string[];
   readonly #hash: Hash = createHash('sha256');
   #hashedBytes = 0;
+  /** Bytes appended or asked for so far: where the next `append` goes. */
+  #queuedBytes = 0;
+  /** Steps waiting behind a read-back (appends keep their order behind it). */
+  #pendingSteps = 0;
   #queue: Promise<void> = Promise.resolve();
   #failure: unknown;
   #file: FileHandle | undefined;
@@ -61,14 +72,25 @@ export class InThreadPrefixHasher implements FilePrefixHasher {
     return this.#hashedBytes;
   }
 
+  append(bytes: Uint8Array): void {
+    if (this.#closed) return;
+    this.#queuedBytes += bytes.length;
+    if (this.#pendingSteps === 0) this.#update(bytes);
+    else this.#enqueue(async () => this.#update(bytes));
+  }
+
   extendTo(endBytes: number): void {
-    this.#queue = this.#queue.then(() => this.#hashTo(endBytes));
+    if (this.#closed || endBytes <= this.#queuedBytes) return;
+    this.#queuedBytes = endBytes;
+    this.#enqueue(() => this.#hashTo(endBytes));
   }
 
   async digest(endBytes: number): Promise<string> {
     this.extendTo(endBytes);
     await this.#queue;
     if (this.#failure !== undefined) throw this.#failure;
+    if (this.#hashedBytes !== endBytes)
+      throw new Error(`hashed ${this.#hashedBytes} bytes, not ${endBytes}`);
     return this.#hash.digest('hex');
   }
 
@@ -78,6 +100,19 @@ export class InThreadPrefixHasher implements FilePrefixHasher {
     const file = this.#file;
     this.#file = undefined;
     await file?.close().catch(() => undefined);
+  }
+
+  #enqueue(step: () => Promise<void>): void {
+    this.#pendingSteps += 1;
+    this.#queue = this.#queue.then(step).finally(() => {
+      this.#pendingSteps -= 1;
+    });
+  }
+
+  #update(bytes: Uint8Array): void {
+    if (this.#failure !== undefined || this.#closed) return;
+    this.#hash.update(bytes);
+    this.#hashedBytes += bytes.length;
   }
 
   async #hashTo(endBytes: number): Promise<void> {

@@ -1,7 +1,10 @@
 import { createFilePrefixHasher, type FilePrefixHasher } from './file-prefix-hasher.js';
 
-/** Least growth of the written prefix that is handed to the hasher at once (fewer, larger reads and messages). */
-const HAND_OVER_BYTES = 1024 * 1024;
+/**
+ * Most bytes of completed writes kept in memory while they wait for the bytes before them (ipull's parallel
+ * streams write a few chunks ahead of the first unfinished one); writes past it are read back from the file.
+ */
+const DEFAULT_HOLD_BYTES = 32 * 1024 * 1024;
 
 /** Options of `IncrementalFileHash`. */
 export interface IncrementalFileHashOptions {
@@ -9,36 +12,56 @@ export interface IncrementalFileHashOptions {
   readonly paths: readonly string[];
   /** The file's final size; writes at or past it (the downloader's own progress record) are ignored. */
   readonly sizeBytes: number;
-  /** Hash on a worker thread, overlapping the download on another core (default true). */
+  /**
+   * Hash on a worker thread, handing it copies of the written bytes (default false: hash them on this thread as
+   * they are written, which costs less CPU than copying them to a thread).
+   */
   readonly worker?: boolean;
+  /** Most bytes of out-of-order writes kept in memory until the bytes before them are written (default 32 MiB). */
+  readonly holdBytes?: number;
 }
 
+/** Bytes of a completed write kept in memory, at `start` in the file. */
+interface HeldPiece {
+  readonly start: number;
+  readonly bytes: Uint8Array;
+}
+
+/** The end of a held piece. */
+const endOf = (piece: HeldPiece): number => piece.start + piece.bytes.length;
+
 /**
- * SHA-256 of a file that is being written in ranges, in any order, computed while it is written: as soon as
- * every byte before a completed write is written too, the grown prefix is read back from the file and hashed
- * (on a worker thread by default). Only completed writes are reported to it, so it never reads a byte before
- * it is on disk. Ranges may be written more than once while the prefix has not reached them (ipull writes a
- * stream's leftover bytes into a chunk another stream then writes whole); a write into the prefix already handed
- * to the hasher makes the result unknown, and `finish` then says so, for the caller to hash the whole file.
+ * SHA-256 of a file that is being written in ranges, in any order, computed while it is written, without reading
+ * back what it saw written: as soon as every byte before a completed write is written too, the grown prefix is
+ * hashed from the written bytes themselves (on this thread, or on a worker thread). Writes that arrive ahead of the
+ * prefix are kept in memory until it reaches them (up to `holdBytes`); only what it did not see or could not keep
+ * (a resumed download's earlier bytes, writes past the limit) is read back from the file. Only completed writes
+ * are reported to it, so it never reads a byte before it is on disk; the written bytes must not change after
+ * their write (ipull's do not: each network read is a fresh buffer). Ranges may be written more than once while
+ * the prefix has not reached them (the last write wins, as in the file); a write into the prefix already hashed
+ * makes the result unknown, and `finish` then says so, for the caller to hash the whole file.
  */
 export class IncrementalFileHash {
   readonly #paths: readonly string[];
   readonly #sizeBytes: number;
   readonly #worker: boolean;
+  readonly #holdBytes: number;
   #hasher: FilePrefixHasher | undefined;
-  /** Bytes [0, covered) are written (or present) and final. */
+  /** Bytes [0, covered) are written (or present), final, and handed to the hasher. */
   #coveredBytes = 0;
-  /** Bytes [0, handedOver) are handed to the hasher. */
-  #handedOverBytes = 0;
   /** Written ranges past `#coveredBytes`, sorted, disjoint, as [start, end). */
   readonly #written: [number, number][] = [];
+  /** Written bytes past `#coveredBytes` kept in memory, sorted, disjoint (the last write of a byte wins). */
+  readonly #held: HeldPiece[] = [];
+  #heldBytes = 0;
   #tainted = false;
   #closed = false;
 
   constructor(options: IncrementalFileHashOptions) {
     this.#paths = options.paths;
     this.#sizeBytes = options.sizeBytes;
-    this.#worker = options.worker ?? true;
+    this.#worker = options.worker ?? false;
+    this.#holdBytes = options.holdBytes ?? DEFAULT_HOLD_BYTES;
   }
 
   /** Bytes hashed so far (a prefix of the file; hashing runs behind the writes). */
@@ -46,10 +69,10 @@ export class IncrementalFileHash {
     return this.#hasher?.hashedBytes ?? 0;
   }
 
-  /** `data` was written at `offset` and the write has completed. */
+  /** `data` was written at `offset` and the write has completed; `data` will not change. */
   written(offset: number, data: Uint8Array): void {
     if (offset >= this.#sizeBytes || data.length === 0) return;
-    this.#add(offset, offset + data.length, false);
+    this.#add(offset, offset + data.length, data);
   }
 
   /**
@@ -58,7 +81,7 @@ export class IncrementalFileHash {
    */
   present(start: number, end: number): void {
     const last = Math.min(end, this.#sizeBytes);
-    if (start < last) this.#add(start, last, true);
+    if (start < last) this.#add(start, last, undefined);
   }
 
   /**
@@ -68,6 +91,7 @@ export class IncrementalFileHash {
   async finish(): Promise<string | undefined> {
     try {
       if (this.#tainted || this.#closed) return undefined;
+      this.#handOver(this.#sizeBytes);
       return await this.#hasherNow().digest(this.#sizeBytes);
     } catch {
       return undefined;
@@ -79,18 +103,25 @@ export class IncrementalFileHash {
   /** Stops hashing and releases the file and thread (a pull that failed never calls `finish`). */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#held.length = 0;
+    this.#heldBytes = 0;
     const hasher = this.#hasher;
     this.#hasher = undefined;
     await hasher?.close();
   }
 
-  #add(start: number, end: number, present: boolean): void {
+  /** Records [start, end) as written (with its bytes, or present on disk when `data` is undefined). */
+  #add(start: number, end: number, data: Uint8Array | undefined): void {
     if (this.#tainted || this.#closed) return;
-    if ((!present && end > this.#sizeBytes) || start < this.#coveredBytes) {
+    if ((data !== undefined && end > this.#sizeBytes) || start < this.#coveredBytes) {
       this.#tainted = true;
       return;
     }
     this.#insert(start, end);
+    this.#forget(start, end);
+    if (data !== undefined && (start === this.#coveredBytes || this.#canHold(data.length))) {
+      this.#hold({ start, bytes: data });
+    }
     this.#advance();
   }
 
@@ -109,17 +140,75 @@ export class IncrementalFileHash {
     ranges.splice(first, last - first, merged);
   }
 
-  /** Grows the covered prefix over the ranges that now continue it; hands it to the hasher in large steps. */
+  #canHold(length: number): boolean {
+    return this.#heldBytes + length <= this.#holdBytes;
+  }
+
+  /** Drops the held bytes of [start, end): a later write (or the file) has them now. */
+  #forget(start: number, end: number): void {
+    const held = this.#held;
+    const first = this.#firstEndingAfter(start);
+    if (first === held.length || (held[first]?.start ?? end) >= end) return;
+    let last = first;
+    const parts: HeldPiece[] = [];
+    for (; last < held.length && (held[last]?.start ?? end) < end; last += 1) {
+      const piece = held[last] as HeldPiece;
+      this.#heldBytes -= piece.bytes.length;
+      if (piece.start < start)
+        parts.push({ start: piece.start, bytes: piece.bytes.subarray(0, start - piece.start) });
+      if (endOf(piece) > end)
+        parts.push({ start: end, bytes: piece.bytes.subarray(end - piece.start) });
+    }
+    for (const part of parts) this.#heldBytes += part.bytes.length;
+    held.splice(first, last - first, ...parts);
+  }
+
+  /** Index of the first held piece that ends after `position` (pieces are sorted and disjoint). */
+  #firstEndingAfter(position: number): number {
+    let low = 0;
+    let high = this.#held.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (endOf(this.#held[middle] as HeldPiece) <= position) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Keeps a piece in memory, in file order (no held piece overlaps it: `#forget` ran first). */
+  #hold(piece: HeldPiece): void {
+    let index = this.#held.length;
+    while (index > 0 && (this.#held[index - 1]?.start ?? 0) > piece.start) index -= 1;
+    this.#held.splice(index, 0, piece);
+    this.#heldBytes += piece.bytes.length;
+  }
+
+  /** Grows the covered prefix over the ranges that now continue it, and hands what it grew by to the hasher. */
   #advance(): void {
     const ranges = this.#written;
-    while (ranges[0]?.[0] === this.#coveredBytes) {
-      this.#coveredBytes = (ranges.shift() as [number, number])[1];
+    let end = this.#coveredBytes;
+    while (ranges[0]?.[0] === end) end = (ranges.shift() as [number, number])[1];
+    if (end > this.#coveredBytes || end === this.#sizeBytes) this.#handOver(end);
+  }
+
+  /**
+   * Hands [covered, end) to the hasher: held bytes as they are, the gaps between them to be read back from the
+   * file (every byte of it is on disk); the end of the file also hands over the hasher's last partial batch.
+   */
+  #handOver(end: number): void {
+    const hasher = this.#hasherNow();
+    while (this.#held[0] !== undefined && this.#held[0].start < end) {
+      const piece = this.#held.shift() as HeldPiece;
+      if (piece.start > this.#coveredBytes) hasher.extendTo(piece.start);
+      const length = Math.min(piece.bytes.length, end - piece.start);
+      hasher.append(piece.bytes.subarray(0, length));
+      this.#heldBytes -= piece.bytes.length;
+      if (length < piece.bytes.length)
+        this.#hold({ start: end, bytes: piece.bytes.subarray(length) });
+      this.#coveredBytes = piece.start + length;
     }
-    const grown = this.#coveredBytes - this.#handedOverBytes;
-    if (grown >= HAND_OVER_BYTES || (grown > 0 && this.#coveredBytes === this.#sizeBytes)) {
-      this.#hasherNow().extendTo(this.#coveredBytes);
-      this.#handedOverBytes = this.#coveredBytes;
-    }
+    if (end > this.#coveredBytes || end === this.#sizeBytes) hasher.extendTo(end);
+    this.#coveredBytes = end;
   }
 
   /** The hasher, started on first use (a pull that hashes nothing starts no thread). */

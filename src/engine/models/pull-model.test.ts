@@ -129,6 +129,29 @@ describe('pullModel', () => {
     expect(head?.authorization).toBe('Bearer hf_secret');
   });
 
+  it('verifies the SHA-256 on a worker thread when asked, and refuses a wrong file there too', async () => {
+    const server = await startHub();
+    const pulled = await pullModel({
+      model: 'tiny',
+      modelsDir,
+      endpoint: server.url,
+      catalog: catalogWith(),
+      hashOnWorker: true,
+    });
+    expect(pulled).toMatchObject({ sha256: SHA256, downloaded: true });
+    expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
+    await rm(pulled.path);
+    const wrong = pullModel({
+      model: 'tiny',
+      modelsDir,
+      endpoint: server.url,
+      catalog: catalogWith({ sha256: 'f'.repeat(64) }),
+      hashOnWorker: true,
+    });
+    await expect(wrong).rejects.toMatchObject({ failure: 'checksum_mismatch' });
+    expect(await modelFiles()).toEqual([]);
+  });
+
   it('pulls hf:owner/repo:quant through the manifest endpoint', async () => {
     const server = await startHub();
     const pulled = await pullModel({ model: `hf:${REPO}:Q8_0`, modelsDir, endpoint: server.url });
