@@ -273,7 +273,9 @@ async function measureAgainstCurl(
     const measured = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
     for (const c of cases) await inFreshFolder(c.run); // warm up: page cache, JIT, the hub's first connection
     for (let sample = 0; sample < samples; sample += 1) {
-      const order = sample % 2 === 0 ? cases : [...cases].reverse();
+      // Rotated each sample, so no case always follows the same one (the case after curl + sha256sum ran with
+      // the page cache curl's file left behind and always came out dearer).
+      const order = cases.map((_, i) => cases[(i + sample) % cases.length] as Case);
       for (const c of order) measured.get(c.name)?.push(await inFreshFolder(c.run));
     }
     return formatReport(cases, measured);
