@@ -40,8 +40,12 @@ export interface TurnLoopState {
 export function createTurnLoopState(
   init: Pick<TurnLoopState, 'agentId' | 'signal' | 'messages' | 'publishTurnEnd'>,
 ): TurnLoopState {
+  // Written out rather than spread: this runs once per run, and a spread of a caller's object is the slow path.
   return {
-    ...init,
+    agentId: init.agentId,
+    signal: init.signal,
+    messages: init.messages,
+    publishTurnEnd: init.publishTurnEnd,
     toolResults: [],
     turns: 0,
     usage: ZERO_USAGE,

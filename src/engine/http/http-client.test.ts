@@ -98,6 +98,35 @@ describe('HttpClient JSON requests', () => {
     expect(error.message).toContain('larger than the body limit');
   });
 
+  it('a JSON body split over several pieces is joined; one cut off mid-way is engine_unavailable, retried', async () => {
+    let requests = 0;
+    const url = await rawServer((_request, res) => {
+      requests += 1;
+      const text = JSON.stringify({ answer: 'prix: 5 €', n: requests });
+      const bytes = Buffer.from(text, 'utf8');
+      const cut = bytes.indexOf(0xe2) + 1;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
+      res.write(bytes.subarray(0, cut));
+      // Odd answers lose their connection half-way; even ones arrive whole, in two pieces.
+      if (requests % 2 === 1) setImmediate(() => res.socket?.destroy());
+      else setImmediate(() => res.end(bytes.subarray(cut)));
+    });
+    const response = await client({ baseUrl: url, maxRetries: 1 }).requestJson(CHAT);
+    expect(response).toMatchObject({ attempts: 2, body: { answer: 'prix: 5 €', n: 2 } });
+    const error = await failure(client({ baseUrl: url, maxRetries: 0 }).requestJson(CHAT));
+    expect(error).toMatchObject({ code: 'engine_unavailable', attempts: 1 });
+  });
+
+  it('an error answer larger than its limit is read only in part, and its words still reported', async () => {
+    const url = await rawServer((_request, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`model runner crashed ${'x'.repeat(200_000)}`);
+    });
+    const error = await failure(client({ baseUrl: url, maxRetries: 0 }).requestJson(CHAT));
+    expect(error).toMatchObject({ code: 'engine_http_error', attempts: 1 });
+    expect(error.message).toContain('HTTP 500: model runner crashed');
+  });
+
   it('names the engine, the address, the attempts and the server message in its errors', async () => {
     const server = await scripted({
       script: [{ fault: 'status', status: 500, body: { error: 'model runner crashed' } }],
@@ -137,6 +166,21 @@ describe('HttpClient retries and cancellation', () => {
     const error = await failure(pending);
     expect(error).toMatchObject({ code: 'engine_cancelled', attempts: 1 });
     expect((error.cause as Error).message).toBe('user pressed ctrl-c');
+  });
+
+  it('an abort without a reason, before or while waiting, is engine_cancelled with an AbortError', async () => {
+    const server = await scripted({ script: [delayReply(60_000, {})] });
+    const http = client({ baseUrl: server.baseUrl, timeoutMs: 60_000 });
+    const early = await failure(http.requestJson({ ...CHAT, signal: AbortSignal.abort() }));
+    expect(early).toMatchObject({ code: 'engine_cancelled', attempts: 1 });
+    expect(server.requests).toHaveLength(0);
+    const controller = new AbortController();
+    const pending = http.requestJson({ ...CHAT, signal: controller.signal });
+    while (server.requests.length === 0) await turns(1);
+    controller.abort();
+    const error = await failure(pending);
+    expect(error).toMatchObject({ code: 'engine_cancelled', attempts: 1 });
+    expect((error.cause as Error).name).toBe('AbortError');
   });
 
   it('close() fails later requests and is harmless twice', async () => {

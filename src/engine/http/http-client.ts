@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Dispatcher } from 'undici';
 import {
   type Clock,
@@ -388,7 +388,7 @@ export class HttpClient {
       method: request.method ?? (hasBody ? 'POST' : 'GET'),
       headers: request.headers === undefined ? headers : { ...headers, ...request.headers },
       body: hasBody ? JSON.stringify(request.body) : null,
-      signal: scope.controller.signal,
+      abort: scope,
     });
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     throw await this.#statusFailure(response);
@@ -510,27 +510,50 @@ function parseBaseUrl(baseUrl: string): URL {
 
 /**
  * Reads a body as UTF-8 text; `undefined` when it exceeds `limitBytes` (or, with `truncate`, the first part).
- * `onPiece` is called after each piece that arrives.
+ * `onPiece` is called after each piece that arrives. Read by its events rather than its async iterator, which
+ * costs a promise and a set of stream listeners per piece on the path of every answer.
  */
-async function readText(
-  body: AsyncIterable<Buffer> & { destroy(): void },
+function readText(
+  body: IncomingMessage,
   limitBytes: number,
   options: { readonly truncate?: boolean; readonly onPiece?: () => void } = {},
 ): Promise<string | undefined> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  const truncate = options.truncate ?? false;
-  for await (const part of body) {
-    options.onPiece?.();
-    parts.push(part);
-    size += part.length;
-    if (size > limitBytes) {
-      body.destroy();
-      if (!truncate) return undefined;
-      break;
+  return new Promise((resolve, reject) => {
+    if (body.destroyed) {
+      reject(body.errored ?? prematureClose());
+      return;
     }
-  }
-  return Buffer.concat(parts).toString('utf8');
+    const parts: Buffer[] = [];
+    let size = 0;
+    const { onPiece } = options;
+    const finish = (text: string | undefined) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      resolve(text);
+    };
+    const onData = (part: Buffer) => {
+      onPiece?.();
+      parts.push(part);
+      size += part.length;
+      if (size <= limitBytes) return;
+      body.destroy();
+      finish(options.truncate === true ? Buffer.concat(parts).toString('utf8') : undefined);
+    };
+    const onEnd = () => finish(Buffer.concat(parts).toString('utf8'));
+    const onError = (error: Error) => reject(error);
+    // A body destroyed without an error (its connection closed) ends before its end: as its iterator would say.
+    const onClose = () => reject(prematureClose());
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+    body.once('close', onClose);
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 function parseJson(text: string, redact: Redactor): unknown {

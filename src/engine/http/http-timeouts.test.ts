@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StreamChunk } from '../../core/index.js';
 import { delayReply, type ScriptedServerOptions } from '../../testing/scripted-server.js';
 import {
@@ -13,10 +13,12 @@ import {
   type OpenAICompatibleEngineOptions,
 } from '../openai/openai-compatible.js';
 import {
+  AttemptScope,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_DEADLINE_MS,
   DEFAULT_HTTP_TIMEOUT_MS,
   DEFAULT_IDLE_TIMEOUT_MS,
+  RequestDeadline,
   resolveTimeouts,
 } from './http-timeouts.js';
 
@@ -59,6 +61,84 @@ describe('timeout defaults', () => {
     });
     expect(resolveTimeouts({ timeoutMs: 1_800_000 }).deadlineMs).toBe(1_800_000);
     expect(resolveTimeouts({ timeoutMs: 1_000, idleTimeoutMs: 3_000 }).idleMs).toBe(3_000);
+  });
+});
+
+describe('the deadline and attempt timers', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const TIMEOUTS = { connectMs: 50, firstByteMs: 100, idleMs: 40, deadlineMs: 1_000 };
+
+  it('a deadline signal asked for before or after the deadline reports it, and the attempt hears of it', () => {
+    vi.useFakeTimers();
+    const early = new RequestDeadline(1_000);
+    const signal = early.signal;
+    const scope = new AttemptScope(undefined, early, TIMEOUTS);
+    scope.stopTimer();
+    const reasons: unknown[] = [];
+    scope.onAbort((reason) => reasons.push(reason));
+    vi.advanceTimersByTime(1_000);
+    expect([signal.aborted, early.expired, scope.aborted, scope.timedOut]).toEqual([
+      true,
+      true,
+      true,
+      'deadline',
+    ]);
+    expect((reasons[0] as Error).message).toBe('deadline timeout');
+    const late = new RequestDeadline(10);
+    vi.advanceTimersByTime(10);
+    expect(late.signal.aborted).toBe(true);
+    // An attempt started after the deadline is aborted at once; its listener is called when it is set.
+    const after = new AttemptScope(undefined, late, TIMEOUTS);
+    const heard: unknown[] = [];
+    after.onAbort((reason) => heard.push(reason));
+    expect(heard).toHaveLength(1);
+    after.dispose();
+    scope.dispose();
+  });
+
+  it('an attempt aborted by its caller without a reason gets an AbortError; a disposed one hears nothing', () => {
+    vi.useFakeTimers();
+    const deadline = new RequestDeadline(1_000);
+    const controller = new AbortController();
+    const scope = new AttemptScope(controller.signal, deadline, TIMEOUTS);
+    let reason: unknown;
+    scope.onAbort((r) => {
+      reason = r;
+    });
+    controller.abort();
+    expect(scope.cancelled).toBe(true);
+    expect((reason as Error).name).toBe('AbortError');
+    const quiet = new AttemptScope(undefined, deadline, TIMEOUTS);
+    const heard: unknown[] = [];
+    quiet.onAbort((r) => heard.push(r));
+    quiet.dispose();
+    vi.advanceTimersByTime(1_000);
+    expect([heard, quiet.aborted, deadline.expired]).toEqual([[], false, true]);
+    scope.dispose();
+  });
+
+  it('restarting the idle wait pushes it back; switching waits starts the other one', () => {
+    vi.useFakeTimers();
+    const deadline = new RequestDeadline(1_000);
+    const scope = new AttemptScope(undefined, deadline, TIMEOUTS);
+    scope.startTimer('idle');
+    for (let i = 0; i < 5; i += 1) {
+      vi.advanceTimersByTime(30);
+      scope.startTimer('idle');
+    }
+    expect(scope.aborted).toBe(false);
+    vi.advanceTimersByTime(40);
+    expect(scope.timedOut).toBe('idle');
+    const next = new AttemptScope(undefined, deadline, TIMEOUTS);
+    scope.dispose();
+    vi.advanceTimersByTime(99);
+    expect(next.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(next.timedOut).toBe('first_byte');
+    next.dispose();
+    deadline.dispose();
   });
 });
 

@@ -55,37 +55,74 @@ export function requestTimeouts(client: HttpTimeouts, timeoutMs: number | undefi
 /** Which wait ran out. */
 export type TimeoutKind = 'first_byte' | 'idle' | 'deadline';
 
-/** The overall deadline of one request: one timer for all its attempts and its streamed body. */
+/**
+ * The overall deadline of one request: one timer for all its attempts and its streamed body. Its signal is made
+ * only when asked for (a wait between attempts); an attempt is told directly, through `onExpire`.
+ */
 export class RequestDeadline {
-  readonly #controller = new AbortController();
+  #controller: AbortController | undefined;
+  #expired = false;
+  #listener: (() => void) | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly deadlineMs: number;
 
   constructor(deadlineMs: number) {
     this.deadlineMs = deadlineMs;
-    this.#timer = setTimeout(() => this.#controller.abort(), deadlineMs);
+    this.#timer = setTimeout(() => this.#expire(), deadlineMs);
     // A stream its reader dropped without cancelling must not keep the process alive until the deadline.
     this.#timer.unref();
   }
 
   /** Aborted when the deadline passes. */
   get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#expired) this.#controller.abort();
+    }
     return this.#controller.signal;
   }
 
   get expired(): boolean {
-    return this.#controller.signal.aborted;
+    return this.#expired;
+  }
+
+  /** Calls `listener` when the deadline passes (one listener at a time: the attempt running). */
+  onExpire(listener: () => void): void {
+    this.#listener = listener;
+  }
+
+  /** Stops calling `listener` (when it is still the one set). */
+  offExpire(listener: () => void): void {
+    if (this.#listener === listener) this.#listener = undefined;
   }
 
   /** Stops the timer (the request is over). */
   dispose(): void {
     clearTimeout(this.#timer);
   }
+
+  #expire(): void {
+    this.#expired = true;
+    this.#controller?.abort();
+    this.#listener?.();
+  }
 }
 
-/** The timer and cancellation of one attempt: the caller's signal, the deadline and its own timers abort it. */
-export class AttemptScope {
-  readonly controller = new AbortController();
+/** What aborts one request: the transport sets its listener while the request runs. */
+export interface AbortHook {
+  /**
+   * Sets the one listener called with the reason when the attempt is aborted (at once when it already was);
+   * `undefined` removes it.
+   */
+  onAbort(listener: ((reason: unknown) => void) | undefined): void;
+}
+
+/**
+ * The timer and cancellation of one attempt: the caller's signal, the deadline and its own timers abort it.
+ * Aborting calls one listener (the request's) rather than an `AbortSignal`, which would cost an event target
+ * and its listener bookkeeping on every request.
+ */
+export class AttemptScope implements AbortHook {
   /** The wait that ran out, when one did. */
   timedOut: TimeoutKind | undefined;
   cancelled = false;
@@ -93,9 +130,13 @@ export class AttemptScope {
   readonly #callerSignal: AbortSignal | undefined;
   readonly #deadline: RequestDeadline;
   #timer: NodeJS.Timeout | undefined;
+  #timerKind: 'first_byte' | 'idle' = 'first_byte';
+  #aborted = false;
+  #reason: unknown;
+  #listener: ((reason: unknown) => void) | undefined;
   readonly #onCallerAbort = () => {
     this.cancelled = true;
-    this.controller.abort(this.#callerSignal?.reason);
+    this.#abort(this.#callerSignal?.reason);
   };
   readonly #onDeadline = () => this.#expire('deadline');
 
@@ -108,17 +149,33 @@ export class AttemptScope {
     this.#deadline = deadline;
     this.timeouts = timeouts;
     callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
-    deadline.signal.addEventListener('abort', this.#onDeadline, { once: true });
+    deadline.onExpire(this.#onDeadline);
     if (callerSignal?.aborted) this.#onCallerAbort();
     else if (deadline.expired) this.#onDeadline();
     this.startTimer('first_byte');
   }
 
+  /** Whether the attempt was aborted (cancelled, or a wait ran out). */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  onAbort(listener: ((reason: unknown) => void) | undefined): void {
+    this.#listener = listener;
+    if (this.#aborted) listener?.(this.#reason);
+  }
+
   /** Starts (or restarts) the wait for the first byte, or for the next piece of the body. */
   startTimer(kind: 'first_byte' | 'idle'): void {
+    // The same wait restarted (a piece of the body arrived) reuses its timer rather than making a new one.
+    if (this.#timer !== undefined && this.#timerKind === kind) {
+      this.#timer.refresh();
+      return;
+    }
     this.stopTimer();
     const ms = kind === 'first_byte' ? this.timeouts.firstByteMs : this.timeouts.idleMs;
     this.#timer = setTimeout(() => this.#expire(kind), ms);
+    this.#timerKind = kind;
   }
 
   stopTimer(): void {
@@ -129,12 +186,21 @@ export class AttemptScope {
   dispose(): void {
     this.stopTimer();
     this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
-    this.#deadline.signal.removeEventListener('abort', this.#onDeadline);
+    this.#deadline.offExpire(this.#onDeadline);
   }
 
   #expire(kind: TimeoutKind): void {
-    if (this.controller.signal.aborted) return;
+    if (this.#aborted) return;
     this.timedOut = kind;
-    this.controller.abort(new Error(`${kind} timeout`));
+    this.#abort(new Error(`${kind} timeout`));
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    // As `AbortController.abort()` would: no reason given means an `AbortError`.
+    this.#reason =
+      reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+    this.#listener?.(this.#reason);
   }
 }

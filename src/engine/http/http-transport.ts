@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import type { AbortHook } from './http-timeouts.js';
 
 /** A response whose status line and headers have arrived; its body is still to be read (or destroyed). */
 export interface TransportResponse {
@@ -23,7 +24,7 @@ export interface TransportRequest {
   readonly path: string;
   readonly headers: OutgoingHttpHeaders;
   readonly body: string | null;
-  readonly signal: AbortSignal;
+  readonly abort: AbortHook;
 }
 
 /** Options of an `HttpTransport`. */
@@ -44,7 +45,11 @@ type RequestFunction = (options: RequestOptions) => ClientRequest;
 export class HttpTransport {
   readonly #agent: HttpAgent;
   readonly #request: RequestFunction;
-  readonly #target: Pick<RequestOptions, 'protocol' | 'hostname' | 'port'>;
+  readonly #target: {
+    readonly protocol: string;
+    readonly hostname: string;
+    readonly port: number | undefined;
+  };
   readonly #connectTimeoutMs: number;
   /** Requests not closed yet, with their answer once it began. */
   readonly #inFlight = new Map<ClientRequest, IncomingMessage | undefined>();
@@ -71,39 +76,40 @@ export class HttpTransport {
   /** Sends a request and resolves once the answer's status line and headers have arrived. */
   send(request: TransportRequest): Promise<TransportResponse> {
     return new Promise((resolve, reject) => {
-      const { signal } = request;
+      const { abort, body } = request;
       const headers =
-        request.body === null
+        body === null
           ? request.headers
-          : { ...request.headers, 'content-length': Buffer.byteLength(request.body) };
+          : { ...request.headers, 'content-length': Buffer.byteLength(body) };
+      const target = this.#target;
       const req = this.#request({
-        ...this.#target,
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
         method: request.method,
         path: request.path,
         headers,
         agent: this.#agent,
       });
-      // The request fails with the signal's own reason, as the caller gave it.
-      const onAbort = () => req.destroy(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
       this.#inFlight.set(req, undefined);
       req.once('close', () => {
-        signal.removeEventListener('abort', onAbort);
+        abort.onAbort(undefined);
         this.#inFlight.delete(req);
       });
       req.once('socket', (socket) => {
         if (socket.connecting) this.#limitConnect(req, socket);
       });
       req.once('response', (res) => {
-        // Its reader sees every error through the body's iterator; none may go unhandled when nobody reads.
+        // Its reader sees every error through its own listeners; none may go unhandled when nobody reads.
         res.on('error', ignore);
         if (this.#inFlight.has(req)) this.#inFlight.set(req, res);
         resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
       });
       // Kept for the request's whole life: an error after the answer began also reaches its body.
       req.on('error', reject);
-      if (signal.aborted) onAbort();
-      else req.end(request.body ?? undefined);
+      // The request fails with the abort's own reason, as the caller gave it (at once when already aborted).
+      abort.onAbort((reason) => req.destroy(reason as Error));
+      if (!req.destroyed) req.end(body ?? undefined);
     });
   }
 
