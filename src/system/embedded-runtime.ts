@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   type Clock,
@@ -177,15 +177,23 @@ export type RunCommand = (
   options: RunCommandOptions,
 ) => Promise<CommandExit>;
 
+/** `node:child_process`, loaded on the first spawn: importing the package should not pay for it. */
+const childProcess = (): typeof import('node:child_process') =>
+  createRequire(import.meta.url)('node:child_process');
+
 /** The real `RunCommand`: spawns the process, splits its output into lines, kills it when the signal aborts. */
 export const spawnCommand: RunCommand = (command, args, options) =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, options.shell ? args.map((arg) => `"${arg}"`) : [...args], {
-      cwd: options.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      shell: options.shell ?? false,
-      windowsHide: true,
-    });
+    const child = childProcess().spawn(
+      command,
+      options.shell ? args.map((arg) => `"${arg}"`) : [...args],
+      {
+        cwd: options.cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        shell: options.shell ?? false,
+        windowsHide: true,
+      },
+    );
     const kill = () => child.kill();
     options.signal?.addEventListener('abort', kill, { once: true });
     if (options.signal?.aborted) kill();

@@ -118,7 +118,7 @@ function engineHosts(engine: Engine): Record<string, string> {
   for (const key of FLAT_HOSTS) add(key, engine[`${key}_host`]);
   for (const key of SERVER_ENGINES) add(key, engine[key]?.host);
   for (const [key, value] of Object.entries(engine)) {
-    if (isCustomEngineTable(key, value)) add(key, customEngineTable.parse(value).host);
+    if (isCustomEngineTable(key, value)) add(key, customEngineTable().parse(value).host);
   }
   return hosts;
 }

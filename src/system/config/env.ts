@@ -2,24 +2,26 @@ import * as z from 'zod/mini';
 import { databaseUrl, engineKey, isBuiltinEngine } from './file-schema.js';
 import type { ConfigWarning } from './problems.js';
 import type { EngineConfig, StorageConfig } from './schema.js';
-import { ollamaHost, text, url } from './values.js';
+import { ollamaHost, once, text, url } from './values.js';
 import { notBuiltinMessage } from './warnings.js';
 
 /** Environment variables as `process.env` holds them. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The variables that override the engine settings of the file; blank ones count as unset. */
-export const environmentSchema = z.object({
-  OPENJARVIS_ENGINE: z.optional(engineKey),
-  OPENJARVIS_MODEL: z.optional(text()),
-  OLLAMA_HOST: z.optional(ollamaHost),
-  OPENAI_BASE_URL: z.optional(url),
-  OPENAI_API_KEY: z.optional(text()),
-  OPENJARVIS_DATABASE_URL: z.optional(databaseUrl),
-});
+/** The variables that override the engine settings of the file; blank ones count as unset (built on first use). */
+export const environmentSchema = once(() =>
+  z.object({
+    OPENJARVIS_ENGINE: z.optional(engineKey()),
+    OPENJARVIS_MODEL: z.optional(text()),
+    OLLAMA_HOST: z.optional(ollamaHost()),
+    OPENAI_BASE_URL: z.optional(url()),
+    OPENAI_API_KEY: z.optional(text()),
+    OPENJARVIS_DATABASE_URL: z.optional(databaseUrl()),
+  }),
+);
 
 /** The checked overrides of `environmentSchema`. */
-export type EngineEnvironment = z.output<typeof environmentSchema>;
+export type EngineEnvironment = z.output<ReturnType<typeof environmentSchema>>;
 
 /**
  * Applies `OPENJARVIS_ENGINE`, `OPENJARVIS_MODEL`, `OLLAMA_HOST`, `OPENAI_BASE_URL` and `OPENAI_API_KEY` over the

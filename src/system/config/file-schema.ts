@@ -12,6 +12,7 @@ import {
   NAME_RULE,
   nameList,
   number,
+  once,
   stringList,
   stringMap,
   table,
@@ -52,7 +53,7 @@ export const ENGINE_KEY_RULE = {
 } as const;
 
 /** An engine key: lowercase letters, digits, `_` and `-`. */
-export const engineKey = text(ENGINE_KEY_RULE);
+export const engineKey = once(() => text(ENGINE_KEY_RULE));
 
 /** True for the built-in engine keys. */
 export function isBuiltinEngine(key: string): boolean {
@@ -65,98 +66,106 @@ export function isCustomEngineTable(key: string, value: unknown): boolean {
 }
 
 /** `[engine.<key>]` of an engine that is not built in: its server address. */
-export const customEngineTable = table({ host: z.optional(url) });
+export const customEngineTable = once(() => table({ host: z.optional(url()) }));
 
 function serverTable(key: string) {
   return z.optional(table({ host: z.optional(host(key)) }));
 }
 
 /** `[engine]` and `[engine.<key>]`, with the upstream flat `<key>_host` keys. */
-const engineSection = table(
-  {
-    default: z.optional(engineKey),
-    model: z.optional(text()),
-    timeout_seconds: z.optional(number({ min: 0, exclusiveMin: true })),
-    tool_call_format: z.optional(choice(TOOL_CALL_FORMAT_NAMES as [string, ...string[]])),
-    ollama_host: alias(host('ollama')),
-    vllm_host: alias(host('vllm')),
-    llamacpp_host: alias(host('llamacpp')),
-    llamacpp_path: ignored(),
-    ollama: serverTable('ollama'),
-    vllm: serverTable('vllm'),
-    llamacpp: z.optional(table({ host: z.optional(host('llamacpp')), binary_path: ignored() })),
-    sglang: serverTable('sglang'),
-    lmstudio: serverTable('lmstudio'),
-    openai: z.optional(table({ host: z.optional(url), api_key: z.optional(text()) })),
-    embedded: z.optional(
-      table({
-        model_path: z.optional(text()),
-        models_dir: z.optional(text()),
-        gpu: z.optional(flag),
-        threads: z.optional(wholeNumber({ min: 1 })),
-        context_size: z.optional(wholeNumber({ min: 1 })),
-        chat_wrapper: z.optional(text()),
-      }),
-    ),
-  },
-  z.superRefine(checkCustomEngines, { when: () => true }),
-);
+function engineSection() {
+  return table(
+    {
+      default: z.optional(engineKey()),
+      model: z.optional(text()),
+      timeout_seconds: z.optional(number({ min: 0, exclusiveMin: true })),
+      tool_call_format: z.optional(choice(TOOL_CALL_FORMAT_NAMES as [string, ...string[]])),
+      ollama_host: alias(host('ollama')),
+      vllm_host: alias(host('vllm')),
+      llamacpp_host: alias(host('llamacpp')),
+      llamacpp_path: ignored(),
+      ollama: serverTable('ollama'),
+      vllm: serverTable('vllm'),
+      llamacpp: z.optional(table({ host: z.optional(host('llamacpp')), binary_path: ignored() })),
+      sglang: serverTable('sglang'),
+      lmstudio: serverTable('lmstudio'),
+      openai: z.optional(table({ host: z.optional(url()), api_key: z.optional(text()) })),
+      embedded: z.optional(
+        table({
+          model_path: z.optional(text()),
+          models_dir: z.optional(text()),
+          gpu: z.optional(flag()),
+          threads: z.optional(wholeNumber({ min: 1 })),
+          context_size: z.optional(wholeNumber({ min: 1 })),
+          chat_wrapper: z.optional(text()),
+        }),
+      ),
+    },
+    z.superRefine(checkCustomEngines, { when: () => true }),
+  );
+}
 
 /** Checks the host of every `[engine.<key>]` table of an engine that is not built in. */
 function checkCustomEngines(engine: Record<string, unknown>, context: z.core.$RefinementCtx): void {
   for (const [key, value] of Object.entries(engine)) {
     if (!isCustomEngineTable(key, value)) continue;
-    for (const issue of customEngineTable.safeParse(value).error?.issues ?? []) {
+    for (const issue of customEngineTable().safeParse(value).error?.issues ?? []) {
       context.addIssue({ ...issue, code: 'custom', path: [key, ...issue.path] });
     }
   }
 }
 
 /** `[intelligence]` of the upstream schema: engine, model and sampling defaults. */
-const intelligenceSection = table({
-  preferred_engine: z.optional(engineKey),
-  default_model: z.optional(text()),
-  model_path: z.optional(text()),
-  temperature: z.optional(number({ min: 0, max: 2 })),
-  max_tokens: z.optional(wholeNumber({ min: 1 })),
-  fallback_model: ignored(),
-  checkpoint_path: ignored(),
-  quantization: ignored(),
-  provider: ignored(),
-  top_p: ignored(),
-  top_k: ignored(),
-  repetition_penalty: ignored(),
-  stop_sequences: ignored(),
-});
+function intelligenceSection() {
+  return table({
+    preferred_engine: z.optional(engineKey()),
+    default_model: z.optional(text()),
+    model_path: z.optional(text()),
+    temperature: z.optional(number({ min: 0, max: 2 })),
+    max_tokens: z.optional(wholeNumber({ min: 1 })),
+    fallback_model: ignored(),
+    checkpoint_path: ignored(),
+    quantization: ignored(),
+    provider: ignored(),
+    top_p: ignored(),
+    top_k: ignored(),
+    repetition_penalty: ignored(),
+    stop_sequences: ignored(),
+  });
+}
 
-const agentSection = table({
-  default_agent: z.optional(text(NAME_RULE)),
-  max_turns: z.optional(wholeNumber({ min: 1 })),
-  temperature: z.optional(number({ min: 0, max: 2 })),
-  max_tokens: z.optional(wholeNumber({ min: 1 })),
-  system_prompt: z.optional(text()),
-  tools: z.optional(nameList),
-  default_tools: alias(nameList),
-  context_from_memory: alias(flag),
-  objective: ignored(),
-  system_prompt_path: ignored(),
-});
+function agentSection() {
+  return table({
+    default_agent: z.optional(text(NAME_RULE)),
+    max_turns: z.optional(wholeNumber({ min: 1 })),
+    temperature: z.optional(number({ min: 0, max: 2 })),
+    max_tokens: z.optional(wholeNumber({ min: 1 })),
+    system_prompt: z.optional(text()),
+    tools: z.optional(nameList()),
+    default_tools: alias(nameList()),
+    context_from_memory: alias(flag()),
+    objective: ignored(),
+    system_prompt_path: ignored(),
+  });
+}
 
 /** `[memory]` and its upstream twin `[tools.storage]`, with the upstream `context_*` names. */
-const memoryShape = {
-  backend: z.optional(text(NAME_RULE)),
-  default_backend: alias(text(NAME_RULE)),
-  db_path: z.optional(text()),
-  context_injection: z.optional(flag),
-  top_k: z.optional(wholeNumber({ min: 1, max: 50 })),
-  context_top_k: alias(wholeNumber({ min: 1, max: 50 })),
-  min_score: z.optional(number()),
-  context_min_score: alias(number()),
-  max_context_tokens: z.optional(wholeNumber({ min: 1 })),
-  context_max_tokens: alias(wholeNumber({ min: 1 })),
-  chunk_size: z.optional(wholeNumber({ min: 1 })),
-  chunk_overlap: z.optional(wholeNumber({ min: 0 })),
-};
+function memoryShape() {
+  return {
+    backend: z.optional(text(NAME_RULE)),
+    default_backend: alias(text(NAME_RULE)),
+    db_path: z.optional(text()),
+    context_injection: z.optional(flag()),
+    top_k: z.optional(wholeNumber({ min: 1, max: 50 })),
+    context_top_k: alias(wholeNumber({ min: 1, max: 50 })),
+    min_score: z.optional(number()),
+    context_min_score: alias(number()),
+    max_context_tokens: z.optional(wholeNumber({ min: 1 })),
+    context_max_tokens: alias(wholeNumber({ min: 1 })),
+    chunk_size: z.optional(wholeNumber({ min: 1 })),
+    chunk_overlap: z.optional(wholeNumber({ min: 0 })),
+  };
+}
 
 /** The `[tools.web_search] provider` values. */
 export const WEB_SEARCH_PROVIDERS = ['duckduckgo', 'searxng', 'tavily', 'brave'] as const;
@@ -164,41 +173,47 @@ export const WEB_SEARCH_PROVIDERS = ['duckduckgo', 'searxng', 'tavily', 'brave']
 /** The `[tools.code_interpreter] backend` values. */
 export const CODE_INTERPRETER_BACKENDS = ['auto', 'bwrap', 'pyodide'] as const;
 
-const toolsSection = table({
-  file_read: z.optional(
-    table({ allowed_dirs: z.optional(stringList), allow_secret_files: z.optional(flag) }),
-  ),
-  web_search: z.optional(
-    table({ provider: z.optional(choice(WEB_SEARCH_PROVIDERS)), base_url: z.optional(url) }),
-  ),
-  code_interpreter: z.optional(
-    table({
-      backend: z.optional(choice(CODE_INTERPRETER_BACKENDS)),
-      max_concurrent: z.optional(wholeNumber({ min: 1 })),
-      memory_mb: z.optional(wholeNumber({ min: 1 })),
-      allow_unsandboxed: z.optional(flag),
-    }),
-  ),
-  enabled: alias(nameList),
-  storage: alias(table(memoryShape)),
-  mcp: ignored('; list external MCP servers as [[mcp.servers]] instead'),
-});
+function toolsSection() {
+  return table({
+    file_read: z.optional(
+      table({ allowed_dirs: z.optional(stringList()), allow_secret_files: z.optional(flag()) }),
+    ),
+    web_search: z.optional(
+      table({ provider: z.optional(choice(WEB_SEARCH_PROVIDERS)), base_url: z.optional(url()) }),
+    ),
+    code_interpreter: z.optional(
+      table({
+        backend: z.optional(choice(CODE_INTERPRETER_BACKENDS)),
+        max_concurrent: z.optional(wholeNumber({ min: 1 })),
+        memory_mb: z.optional(wholeNumber({ min: 1 })),
+        allow_unsandboxed: z.optional(flag()),
+      }),
+    ),
+    enabled: alias(nameList()),
+    storage: alias(table(memoryShape())),
+    mcp: ignored('; list external MCP servers as [[mcp.servers]] instead'),
+  });
+}
 
-const schedulerSection = table({
-  db_path: z.optional(text()),
-  concurrency: z.optional(wholeNumber({ min: 1 })),
-  catchup_window_seconds: z.optional(number({ min: 0 })),
-  min_interval_seconds: z.optional(number({ min: 0, exclusiveMin: true })),
-  max_runs_per_task_per_minute: z.optional(wholeNumber({ min: 1 })),
-  enabled: ignored(),
-  poll_interval: ignored(),
-});
+function schedulerSection() {
+  return table({
+    db_path: z.optional(text()),
+    concurrency: z.optional(wholeNumber({ min: 1 })),
+    catchup_window_seconds: z.optional(number({ min: 0 })),
+    min_interval_seconds: z.optional(number({ min: 0, exclusiveMin: true })),
+    max_runs_per_task_per_minute: z.optional(wholeNumber({ min: 1 })),
+    enabled: ignored(),
+    poll_interval: ignored(),
+  });
+}
 
-const sessionsSection = table({
-  db_path: z.optional(text()),
-  context_tokens: z.optional(wholeNumber({ min: 512 })),
-  answer_tokens: z.optional(wholeNumber({ min: 16 })),
-});
+function sessionsSection() {
+  return table({
+    db_path: z.optional(text()),
+    context_tokens: z.optional(wholeNumber({ min: 512 })),
+    answer_tokens: z.optional(wholeNumber({ min: 16 })),
+  });
+}
 
 /** The `[storage] backend` values: where the durable stores keep their data. */
 export const STORAGE_BACKENDS = ['sqlite', 'postgres'] as const;
@@ -221,71 +236,80 @@ function isDatabaseUrl(value: string): boolean {
  * A PostgreSQL URL (`[storage] url`, `OPENJARVIS_DATABASE_URL`), trimmed; blank counts as not set. It holds a
  * password, so a wrong value is never echoed.
  */
-export const databaseUrl = z.pipe(
-  z.string(expecting(DATABASE_URL_EXPECTED)),
-  z.transform((value, context) => {
-    const trimmed = value.trim();
-    if (trimmed === '' || isDatabaseUrl(trimmed)) return trimmed === '' ? undefined : trimmed;
-    context.issues.push({
-      code: 'custom',
-      input: '(not shown: it may hold a password)',
-      message: `expected ${DATABASE_URL_EXPECTED}, got a value that is not one (not shown: it may hold a password)`,
-    });
-    return z.NEVER;
-  }),
+export const databaseUrl = once(() =>
+  z.pipe(
+    z.string(expecting(DATABASE_URL_EXPECTED)),
+    z.transform((value, context) => {
+      const trimmed = value.trim();
+      if (trimmed === '' || isDatabaseUrl(trimmed)) return trimmed === '' ? undefined : trimmed;
+      context.issues.push({
+        code: 'custom',
+        input: '(not shown: it may hold a password)',
+        message: `expected ${DATABASE_URL_EXPECTED}, got a value that is not one (not shown: it may hold a password)`,
+      });
+      return z.NEVER;
+    }),
+  ),
 );
 
-const storageSection = table({
-  backend: z.optional(choice(STORAGE_BACKENDS)),
-  url: z.optional(databaseUrl),
-  pool_size: z.optional(wholeNumber({ min: 1, max: 1000 })),
-  connect_timeout_ms: z.optional(wholeNumber({ min: 1 })),
-  // PostgreSQL's statement_timeout is an int of milliseconds.
-  statement_timeout_ms: z.optional(wholeNumber({ min: 1, max: 2_147_483_647 })),
-});
+function storageSection() {
+  return table({
+    backend: z.optional(choice(STORAGE_BACKENDS)),
+    url: z.optional(databaseUrl()),
+    pool_size: z.optional(wholeNumber({ min: 1, max: 1000 })),
+    connect_timeout_ms: z.optional(wholeNumber({ min: 1 })),
+    // PostgreSQL's statement_timeout is an int of milliseconds.
+    statement_timeout_ms: z.optional(wholeNumber({ min: 1, max: 2_147_483_647 })),
+  });
+}
 
 /** An HTTP header name (RFC 9110 token). */
 const OTLP_HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const telemetrySection = table({
-  enabled: z.optional(flag),
-  db_path: z.optional(text()),
-  trace_max_runs: z.optional(wholeNumber({ min: 0 })),
-  trace_text_chars: z.optional(wholeNumber({ min: 16 })),
-  otlp_endpoint: z.optional(url),
-  otlp_headers: z.optional(stringMap(OTLP_HEADER_NAME, 'Header-Name')),
-  gpu_metrics: ignored(),
-  gpu_poll_interval_ms: ignored(),
-});
+function telemetrySection() {
+  return table({
+    enabled: z.optional(flag()),
+    db_path: z.optional(text()),
+    trace_max_runs: z.optional(wholeNumber({ min: 0 })),
+    trace_text_chars: z.optional(wholeNumber({ min: 16 })),
+    otlp_endpoint: z.optional(url()),
+    otlp_headers: z.optional(stringMap(OTLP_HEADER_NAME, 'Header-Name')),
+    gpu_metrics: ignored(),
+    gpu_poll_interval_ms: ignored(),
+  });
+}
 
 /**
  * The config file as TOML holds it (snake_case keys, values checked and normalised: text trimmed, blank text
- * unset, addresses completed), with the upstream Python schema's keys as aliases or ignored keys.
+ * unset, addresses completed), with the upstream Python schema's keys as aliases or ignored keys. Built on first
+ * use, like every schema of the config: building them costs more than the rest of importing the package's root.
  */
-export const fileSchema = z
-  .looseObject({
-    imports: z.optional(stringList),
-    engine: z.optional(engineSection),
-    intelligence: alias(intelligenceSection),
-    agent: z.optional(agentSection),
-    memory: z.optional(table(memoryShape)),
-    tools: z.optional(toolsSection),
-    scheduler: z.optional(schedulerSection),
-    sessions: z.optional(sessionsSection),
-    storage: z.optional(storageSection),
-    telemetry: z.optional(telemetrySection),
-    mcp: z.optional(mcpSection),
-    security: ignored(),
-    learning: ignored(),
-    server: ignored(),
-    traces: ignored(),
-    sandbox: ignored(),
-    channel: ignored(),
-  })
-  .check(z.superRefine(checkChunking, { when: () => true }));
+export const fileSchema = once(() =>
+  z
+    .looseObject({
+      imports: z.optional(stringList()),
+      engine: z.optional(engineSection()),
+      intelligence: alias(intelligenceSection()),
+      agent: z.optional(agentSection()),
+      memory: z.optional(table(memoryShape())),
+      tools: z.optional(toolsSection()),
+      scheduler: z.optional(schedulerSection()),
+      sessions: z.optional(sessionsSection()),
+      storage: z.optional(storageSection()),
+      telemetry: z.optional(telemetrySection()),
+      mcp: z.optional(mcpSection()),
+      security: ignored(),
+      learning: ignored(),
+      server: ignored(),
+      traces: ignored(),
+      sandbox: ignored(),
+      channel: ignored(),
+    })
+    .check(z.superRefine(checkChunking, { when: () => true })),
+);
 
 /** The config file after `fileSchema`. */
-export type ConfigFile = z.output<typeof fileSchema>;
+export type ConfigFile = z.output<ReturnType<typeof fileSchema>>;
 
 /** `chunk_overlap` must be smaller than `chunk_size`, wherever each is written ([memory] or [tools.storage]). */
 function checkChunking(file: Record<string, unknown>, context: z.core.$RefinementCtx): void {

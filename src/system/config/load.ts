@@ -130,8 +130,8 @@ function buildConfig(
     configPath: source.file,
   };
   const lineOf = indexKeyLines(source.text);
-  const parsed = configSchema.safeParse({ file: table, where });
-  const env = environmentSchema.safeParse(context.env ?? {});
+  const parsed = configSchema().safeParse({ file: table, where });
+  const env = environmentSchema().safeParse(context.env ?? {});
   const errors = [
     ...fileProblems(parsed.error?.issues ?? [], source.file, lineOf),
     ...environmentProblems(env.error?.issues ?? []),

@@ -4,6 +4,7 @@ import {
   isTable,
   NAME_RULE,
   number,
+  once,
   requiredUrl,
   stringList,
   stringMap,
@@ -17,29 +18,34 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PREFIX = /^[A-Za-z0-9_.-]*$/;
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
-const serverName = text({ ...NAME_RULE, required: true });
-const command = text({ required: true });
 const PREFIX_EXPECTED = expecting('a string of letters, digits, _, - and . (or "" for no prefix)');
 
-/** A tool-name prefix: letters, digits, `_`, `-` and `.`; empty means no prefix. */
-const prefix = z
-  .string(PREFIX_EXPECTED)
-  .check(z.refine((value) => PREFIX.test(value), PREFIX_EXPECTED));
+/** The parts of `[[mcp.servers]]` that are checked on their own too (for unique names). */
+const parts = once(() => ({
+  serverName: text({ ...NAME_RULE, required: true }),
+  command: text({ required: true }),
+}));
 
 /** One `[[mcp.servers]]` entry as written: a stdio (`command`) or HTTP (`url`) server. */
-const serverTable = table(
-  {
-    name: z.optional(serverName),
-    command: z.optional(command),
-    url: z.optional(requiredUrl),
-    args: z.optional(stringList),
-    env: z.optional(stringMap(ENV_NAME, 'NAME')),
-    headers: z.optional(stringMap(HEADER_NAME, 'Header-Name')),
-    prefix: z.optional(prefix),
-    timeout_seconds: z.optional(number({ min: 0, exclusiveMin: true })),
-  },
-  z.superRefine(checkTransport, { when: () => true }),
-);
+function serverTable() {
+  /** A tool-name prefix: letters, digits, `_`, `-` and `.`; empty means no prefix. */
+  const prefix = z
+    .string(PREFIX_EXPECTED)
+    .check(z.refine((value) => PREFIX.test(value), PREFIX_EXPECTED));
+  return table(
+    {
+      name: z.optional(parts().serverName),
+      command: z.optional(parts().command),
+      url: z.optional(requiredUrl()),
+      args: z.optional(stringList()),
+      env: z.optional(stringMap(ENV_NAME, 'NAME')),
+      headers: z.optional(stringMap(HEADER_NAME, 'Header-Name')),
+      prefix: z.optional(prefix),
+      timeout_seconds: z.optional(number({ min: 0, exclusiveMin: true })),
+    },
+    z.superRefine(checkTransport, { when: () => true }),
+  );
+}
 
 /** Exactly one of `command` and `url`, and only the keys that go with it. */
 function checkTransport(server: Record<string, unknown>, context: z.core.$RefinementCtx): void {
@@ -67,23 +73,25 @@ function checkTransport(server: Record<string, unknown>, context: z.core.$Refine
 }
 
 /** An MCP server's settings: its transport and what that needs, its tool prefix and call timeout. */
-const server = z.pipe(
-  serverTable,
-  z.transform((entry, context) => {
-    const { name, command, url } = entry;
-    const common = name === undefined ? undefined : serverCommon(entry, name);
-    if (common !== undefined && command !== undefined) {
-      const { args = [], env = {} } = entry;
-      return { ...common, transport: 'stdio' as const, command, args, env };
-    }
-    if (common !== undefined && url !== undefined) {
-      return { ...common, transport: 'http' as const, url, headers: entry.headers ?? {} };
-    }
-    // Unreachable: `checkTransport` reports a missing name or transport, and then this does not run.
-    context.issues.push({ code: 'custom', input: entry, message: 'invalid MCP server' });
-    return z.NEVER;
-  }),
-);
+function server() {
+  return z.pipe(
+    serverTable(),
+    z.transform((entry, context) => {
+      const { name, command, url } = entry;
+      const common = name === undefined ? undefined : serverCommon(entry, name);
+      if (common !== undefined && command !== undefined) {
+        const { args = [], env = {} } = entry;
+        return { ...common, transport: 'stdio' as const, command, args, env };
+      }
+      if (common !== undefined && url !== undefined) {
+        return { ...common, transport: 'http' as const, url, headers: entry.headers ?? {} };
+      }
+      // Unreachable: `checkTransport` reports a missing name or transport, and then this does not run.
+      context.issues.push({ code: 'custom', input: entry, message: 'invalid MCP server' });
+      return z.NEVER;
+    }),
+  );
+}
 
 /** What every server has: its name, tool prefix and call timeout. */
 function serverCommon(
@@ -102,10 +110,11 @@ function serverCommon(
 /** The name a server entry counts under for uniqueness: undefined unless its name and transport are valid. */
 function countedName(entry: unknown): string | undefined {
   if (!isTable(entry)) return undefined;
+  const { serverName, command } = parts();
   const name = serverName.safeParse(entry.name);
   const transport =
     entry.command === undefined
-      ? requiredUrl.safeParse(entry.url)
+      ? requiredUrl().safeParse(entry.url)
       : entry.url === undefined
         ? command.safeParse(entry.command)
         : undefined;
@@ -131,8 +140,10 @@ function checkUniqueNames(mcp: Record<string, unknown>, context: z.core.$Refinem
   });
 }
 
-/** `[mcp]` and `[[mcp.servers]]`: external MCP servers, each with a unique name. */
-export const mcpSection = table(
-  { servers: z.optional(tables(server)) },
-  z.superRefine(checkUniqueNames, { when: () => true }),
-);
+/** `[mcp]` and `[[mcp.servers]]`: external MCP servers, each with a unique name (built on first use). */
+export function mcpSection() {
+  return table(
+    { servers: z.optional(tables(server())) },
+    z.superRefine(checkUniqueNames, { when: () => true }),
+  );
+}

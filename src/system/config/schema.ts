@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { buildConfig, type ConfigWhere } from './build.js';
 import { fileSchema } from './file-schema.js';
+import { once } from './values.js';
 
 /** What `configSchema` parses: the tables of a config file, and where it was read. */
 export interface ConfigInput {
@@ -10,16 +11,18 @@ export interface ConfigInput {
 
 /**
  * The one schema of the configuration: the TOML tables of the config file (checked by `fileSchema`) and where
- * they were read, turned into the `JarvisConfig` the runtime uses. Built once, when this module loads.
+ * they were read, turned into the `JarvisConfig` the runtime uses. Built once, on first use.
  */
-export const configSchema = z.pipe(
-  z.custom<ConfigInput>(),
-  z.transform(({ file, where }: ConfigInput, context) => {
-    const checked = fileSchema.safeParse(file);
-    if (checked.success) return buildConfig(checked.data, where);
-    context.issues.push(...checked.error.issues.map((issue) => ({ ...issue, input: undefined })));
-    return z.NEVER;
-  }),
+export const configSchema = once(() =>
+  z.pipe(
+    z.custom<ConfigInput>(),
+    z.transform(({ file, where }: ConfigInput, context) => {
+      const checked = fileSchema().safeParse(file);
+      if (checked.success) return buildConfig(checked.data, where);
+      context.issues.push(...checked.error.issues.map((issue) => ({ ...issue, input: undefined })));
+      return z.NEVER;
+    }),
+  ),
 );
 
 /** Makes every property and array of `T` readonly, through nested objects and unions. */
@@ -33,7 +36,7 @@ type Frozen<T> = T extends readonly (infer Item)[]
  * The validated configuration of OpenJarvis, after the config file, the environment and defaults were merged.
  * Paths are absolute (a leading `~` expanded). TOML keys are snake_case (`max_turns`); these fields camelCase.
  */
-export type JarvisConfig = Frozen<z.output<typeof configSchema>>;
+export type JarvisConfig = Frozen<z.output<ReturnType<typeof configSchema>>>;
 
 /** `[engine]` and `[engine.<key>]`; `[intelligence] default_model` lands in `model`. */
 export type EngineConfig = JarvisConfig['engine'];

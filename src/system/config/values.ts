@@ -19,6 +19,18 @@ export interface TextRule {
   readonly required?: boolean;
 }
 
+/**
+ * `build`, run on the first call and its result kept for the next calls. The config schemas are built on first use
+ * this way, not when their modules load, so that importing the package does not pay for them.
+ */
+export function once<T>(build: () => T): () => T {
+  let built: { readonly value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+}
+
 /** What an engine key looks like: lowercase letters, digits, `_` and `-` (`ollama`, `llamacpp`, `my-engine`). */
 export const ENGINE_KEY_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 
@@ -160,7 +172,7 @@ export function wholeNumber(range: NumberRange = {}) {
 }
 
 /** `true` or `false`. */
-export const flag = z.boolean(expecting('true or false'));
+export const flag = once(() => z.boolean(expecting('true or false')));
 
 /** What `convert` returns for a string it does not accept. */
 const INVALID = Symbol('invalid');
@@ -195,29 +207,28 @@ function httpAddress(value: string): string | typeof INVALID {
 }
 
 /** An http(s) server address where blank is an error; `host:port` without a scheme gets `http://`. */
-export const requiredUrl = converted(URL_EXPECTED, httpAddress);
+export const requiredUrl = once(() => converted(URL_EXPECTED, httpAddress));
 
 /** An http(s) server address as `requiredUrl` takes it, where blank counts as not set. */
-export const url = converted(URL_EXPECTED, (value) =>
-  value.trim() === '' ? undefined : httpAddress(value),
+export const url = once(() =>
+  converted(URL_EXPECTED, (value) => (value.trim() === '' ? undefined : httpAddress(value))),
 );
 
 /** An Ollama address as `OLLAMA_HOST` takes it (`host`, `host:port`, `http(s)://…`), stored as a full URL. */
-export const ollamaHost = converted(
-  'an Ollama address such as "127.0.0.1:11434" or "http://localhost:11434"',
-  (value) => {
+export const ollamaHost = once(() =>
+  converted('an Ollama address such as "127.0.0.1:11434" or "http://localhost:11434"', (value) => {
     if (value.trim() === '') return undefined;
     try {
       return resolveOllamaHost(value);
     } catch {
       return INVALID;
     }
-  },
+  }),
 );
 
 /** The address schema of one engine key: Ollama's own rules for `ollama`, an http(s) URL otherwise. */
 export function host(engineKey: string) {
-  return engineKey === 'ollama' ? ollamaHost : url;
+  return engineKey === 'ollama' ? ollamaHost() : url();
 }
 
 function nonBlankStrings(value: unknown): value is string[] {
@@ -225,24 +236,28 @@ function nonBlankStrings(value: unknown): value is string[] {
 }
 
 /** A TOML array of non-empty strings, trimmed. */
-export const stringList = z.pipe(
-  accepted<string[]>(nonBlankStrings, 'an array of non-empty strings'),
-  z.transform((items) => items.map((item) => item.trim())),
+export const stringList = once(() =>
+  z.pipe(
+    accepted<string[]>(nonBlankStrings, 'an array of non-empty strings'),
+    z.transform((items) => items.map((item) => item.trim())),
+  ),
 );
 
 /** A list of names: a TOML array of non-empty strings, or one comma-separated string. */
-export const nameList = z.pipe(
-  accepted<string | string[]>(
-    (value) => typeof value === 'string' || nonBlankStrings(value),
-    'an array of strings or a comma-separated string',
-  ),
-  z.transform((value) =>
-    typeof value === 'string'
-      ? value
-          .split(',')
-          .map((item) => item.trim())
-          .filter((item) => item !== '')
-      : value.map((item) => item.trim()),
+export const nameList = once(() =>
+  z.pipe(
+    accepted<string | string[]>(
+      (value) => typeof value === 'string' || nonBlankStrings(value),
+      'an array of strings or a comma-separated string',
+    ),
+    z.transform((value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((item) => item.trim())
+            .filter((item) => item !== '')
+        : value.map((item) => item.trim()),
+    ),
   ),
 );
 

@@ -21,8 +21,12 @@ type Reading =
   | { readonly kind: 'tables'; readonly entry: z.core.$ZodType }
   | undefined;
 
-/** Looks through `optional` and pipes (`table()`, `tables()`, transforms) for the table or array a schema reads. */
-export function readingOf(schema: z.core.$ZodType): Reading {
+/**
+ * Looks through `optional` and pipes (`table()`, `tables()`, transforms) for the table or array a schema reads;
+ * `schema` may be a function that builds it (`fileSchema`, built on first use).
+ */
+export function readingOf(schema: z.core.$ZodType | (() => z.core.$ZodType)): Reading {
+  if (typeof schema === 'function') return readingOf(schema());
   if (schema instanceof $ZodOptional) return readingOf(schema._zod.def.innerType);
   if (schema instanceof $ZodPipe) {
     return readingOf(schema._zod.def.out) ?? readingOf(schema._zod.def.in);
@@ -123,7 +127,7 @@ function unknownKey(
 ) {
   if (formatKeyPath(path) === 'engine' && isCustomEngineTable(key, value)) {
     warnings.add([...path, key], notBuiltinMessage(key));
-    walkValue(value, customEngineTable, [...path, key], warnings);
+    walkValue(value, customEngineTable(), [...path, key], warnings);
     return;
   }
   const where = path.length === 0 ? 'at the top level' : `in [${formatKeyPath(path)}]`;
@@ -141,7 +145,7 @@ function engineKeyWarnings(table: Readonly<Record<string, unknown>>, warnings: W
   ] as const) {
     const values = table[section];
     if (!isTable(values)) continue;
-    const parsed = engineKey.safeParse(values[key]);
+    const parsed = engineKey().safeParse(values[key]);
     if (parsed.success && parsed.data !== undefined && !isBuiltinEngine(parsed.data)) {
       warnings.add([section, key], notBuiltinMessage(parsed.data));
     }

@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
 import type { Clock } from '../../../core/index.js';
 
@@ -87,9 +88,13 @@ function stdioOf(options: ChildRunOptions): ('pipe' | 'ignore' | number)[] {
   return ['pipe', 'pipe', 'pipe', ...(options.fd3 || extra.length > 0 ? [fd3] : []), ...extra];
 }
 
+/** `node:child_process`, loaded on the first spawn: importing the package should not pay for it. */
+const childProcess = (): typeof import('node:child_process') =>
+  createRequire(import.meta.url)('node:child_process');
+
 /** Starts `options.command` detached (its own process group) with an empty environment, as `uid`/`gid` if given. */
 function spawnDetached(options: ChildRunOptions): ChildProcess {
-  return spawn(options.command, [...options.args], {
+  return childProcess().spawn(options.command, [...options.args], {
     detached: true,
     env: {},
     stdio: stdioOf(options),

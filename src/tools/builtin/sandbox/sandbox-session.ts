@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
 import { type Clock, type JsonValue, systemClock } from '../../../core/index.js';
 import { buildBwrapArgs, jailHostIdentity, jailIdentityNote } from './sandbox-bwrap.js';
@@ -361,6 +362,10 @@ async function sessionArgs(
   return { args, filter };
 }
 
+/** `node:child_process`, loaded on the first spawn: importing the package should not pay for it. */
+const childProcess = (): typeof import('node:child_process') =>
+  createRequire(import.meta.url)('node:child_process');
+
 /** Starts bwrap detached with an empty environment, never as root on the host; a failure to start is a reason. */
 function spawnJail(
   bwrapPath: string,
@@ -369,7 +374,7 @@ function spawnJail(
   // Never root on the host (see jailHostIdentity); `/` because our working folder may be closed to that user.
   const identity = jailHostIdentity();
   try {
-    return spawn(bwrapPath, built.args, {
+    return childProcess().spawn(bwrapPath, built.args, {
       detached: true,
       env: {},
       stdio: ['pipe', 'pipe', 'pipe', ...(built.filter ? (['pipe'] as const) : [])],

@@ -64,8 +64,15 @@ function compile(rules: readonly Rule[], type: 'ipv4' | 'ipv6') {
   });
 }
 
-const IPV4_LISTS = compile(IPV4_RULES, 'ipv4');
-const IPV6_LISTS = compile(IPV6_RULES, 'ipv6');
+type Lists = ReturnType<typeof compile>;
+
+/** The block lists, compiled on first use: 26 `BlockList`s cost several ms, too much for every import of the package. */
+let compiled: { readonly ipv4: Lists; readonly ipv6: Lists } | undefined;
+
+function lists(type: 'ipv4' | 'ipv6'): Lists {
+  compiled ??= { ipv4: compile(IPV4_RULES, 'ipv4'), ipv6: compile(IPV6_RULES, 'ipv6') };
+  return compiled[type];
+}
 
 /**
  * Why an address must not be fetched (`loopback`, `private`, `link-local (cloud metadata)`, …), or undefined
@@ -75,24 +82,20 @@ const IPV6_LISTS = compile(IPV6_RULES, 'ipv6');
 export function forbiddenAddressReason(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '').split('%')[0] ?? '';
   const family = isIP(bare);
-  if (family === 4) return firstMatch(IPV4_LISTS, bare, 'ipv4');
+  if (family === 4) return firstMatch(bare, 'ipv4');
   if (family !== 6) return 'not an IP address';
   const hextets = ipv6Hextets(bare);
   const embedded = hextets === undefined ? undefined : embeddedIpv4(hextets);
   if (embedded !== undefined) {
-    const reason = firstMatch(IPV4_LISTS, embedded, 'ipv4');
+    const reason = firstMatch(embedded, 'ipv4');
     if (reason !== undefined) return `${reason} (IPv4 ${embedded} inside IPv6)`;
     return undefined;
   }
-  return firstMatch(IPV6_LISTS, bare, 'ipv6');
+  return firstMatch(bare, 'ipv6');
 }
 
-function firstMatch(
-  lists: ReturnType<typeof compile>,
-  address: string,
-  type: 'ipv4' | 'ipv6',
-): string | undefined {
-  return lists.find((entry) => entry.list.check(address, type))?.label;
+function firstMatch(address: string, type: 'ipv4' | 'ipv6'): string | undefined {
+  return lists(type).find((entry) => entry.list.check(address, type))?.label;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (a trailing dotted quad is folded in). */

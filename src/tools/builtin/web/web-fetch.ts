@@ -1,10 +1,15 @@
 import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
+import { createRequire } from 'node:module';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { JarvisError } from '../../../core/index.js';
 import type { ResolvedAddress } from './ssrf-guard.js';
+
+/**
+ * `node:https` (with TLS) and `node:zlib`, loaded on the first request that needs them: importing the package
+ * should not pay for them (`node:http` is loaded anyway, by the engines' transport).
+ */
+const load = createRequire(import.meta.url);
 
 /** Largest response body read: 2 MiB (after decompression). */
 export const WEB_FETCH_MAX_BYTES = 2 * 1024 * 1024;
@@ -37,7 +42,8 @@ export interface HttpResponse {
 
 /** Sends one request with `node:http`/`node:https` (no connection reuse) and reads a capped, decompressed body. */
 export function sendHttpRequest(request: HttpRequest): Promise<HttpResponse> {
-  const client = request.url.protocol === 'https:' ? https : http;
+  const client =
+    request.url.protocol === 'https:' ? (load('node:https') as typeof import('node:https')) : http;
   const maxBytes = request.maxBytes ?? WEB_FETCH_MAX_BYTES;
   return new Promise<HttpResponse>((resolve, reject) => {
     const outgoing = client.request(
@@ -137,13 +143,14 @@ function stopDownload(response: IncomingMessage, stream: Readable): void {
 /** The body stream with `Content-Encoding` undone; an unknown encoding is an error. */
 function decoded(response: IncomingMessage): Readable {
   const encoding = (response.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const zlib = (): typeof import('node:zlib') => load('node:zlib');
   const decoder =
     encoding === 'gzip' || encoding === 'x-gzip'
-      ? createGunzip()
+      ? zlib().createGunzip()
       : encoding === 'deflate'
-        ? createInflate()
+        ? zlib().createInflate()
         : encoding === 'br'
-          ? createBrotliDecompress()
+          ? zlib().createBrotliDecompress()
           : undefined;
   if (decoder === undefined) {
     if (encoding === 'identity' || encoding === '') return response;
