@@ -1,5 +1,5 @@
 import http from 'node:http';
-import https from 'node:https';
+import { createRequire } from 'node:module';
 import { describeError, JarvisError, positiveNumberOption } from '../../core/index.js';
 import {
   type OpenClawIdOptions,
@@ -16,6 +16,9 @@ import {
   type OpenClawTransport,
   OpenClawTransportError,
 } from './transport.js';
+
+/** `node:https`, loaded for the first https host: importing the package should not load TLS. */
+const httpsModule = (): typeof import('node:https') => createRequire(import.meta.url)('node:https');
 
 /** Options of an `HttpTransport`. */
 export interface HttpTransportOptions extends OpenClawIdOptions {
@@ -137,7 +140,7 @@ export class HttpTransport implements OpenClawTransport {
 
   #createAgent(): http.Agent {
     return this.host.startsWith('https:')
-      ? new https.Agent({ keepAlive: true })
+      ? new (httpsModule().Agent)({ keepAlive: true })
       : new http.Agent({ keepAlive: true });
   }
 
@@ -146,7 +149,7 @@ export class HttpTransport implements OpenClawTransport {
     if (exchange.signal?.aborted === true) {
       return Promise.reject(cancelledError(where, exchange.signal.reason));
     }
-    const client = this.host.startsWith('https:') ? https : http;
+    const client = this.host.startsWith('https:') ? httpsModule() : http;
     return new Promise<HttpReply>((resolve, reject) => {
       const request = client.request(`${this.host}${exchange.path}`, {
         method: exchange.method,

@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { describeError } from '../../core/index.js';
 import { LineSplitter } from './line-splitter.js';
 import {
@@ -9,6 +10,10 @@ import {
 } from './process-group.js';
 import { OpenClawProtocolError } from './protocol.js';
 import { OpenClawTransportError } from './transport.js';
+
+/** `node:child_process`, loaded on the first spawn: importing the package should not pay for it. */
+const childProcess = (): typeof import('node:child_process') =>
+  createRequire(import.meta.url)('node:child_process');
 
 /** How to start one runtime child. */
 export interface RuntimeProcessOptions {
@@ -62,7 +67,7 @@ export class RuntimeProcess {
   constructor(options: RuntimeProcessOptions) {
     this.#options = options;
     this.#lines = new LineSplitter(options.maxLineBytes);
-    this.child = spawn(options.nodePath, [options.scriptPath, ...options.args], {
+    this.child = childProcess().spawn(options.nodePath, [options.scriptPath, ...options.args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: PROCESS_GROUPS_SUPPORTED,
       ...(options.env === undefined ? {} : { env: options.env }),
