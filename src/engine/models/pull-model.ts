@@ -366,8 +366,7 @@ async function download(
   try {
     await downloader.download(signal === undefined ? {} : { signal });
   } catch (error) {
-    await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
-    await partialClosed(partialPath);
+    await stopped(downloader, partialPath);
     throwIfAborted(signal);
     throw new ModelPullError(
       'download_failed',
@@ -375,7 +374,17 @@ async function download(
       error,
     );
   }
-  throwIfAborted(signal);
+  if (signal?.aborted === true) {
+    // ipull can resolve an aborted download and rename its file afterwards: wait for that as after a failure.
+    await stopped(downloader, partialPath);
+    throwIfAborted(signal);
+  }
+}
+
+/** Cancels a stopped download and waits until ipull has closed its partial file (see `partialClosed`). */
+async function stopped(downloader: ModelDownloader, partialPath: string): Promise<void> {
+  await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+  await partialClosed(partialPath);
 }
 
 /** How long a stopped download may take to close its partial file. */
