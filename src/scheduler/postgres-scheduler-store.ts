@@ -25,13 +25,7 @@ import type {
   CompletionNow,
   SchedulerStoreBackend,
 } from './scheduler-store-backend.js';
-import {
-  allowedToolsColumn,
-  type RunRow,
-  runFromRow,
-  type TaskRow,
-  taskFromRow,
-} from './store-rows.js';
+import { type RunRow, runFromRow, type TaskRow, taskColumns, taskFromRow } from './store-rows.js';
 import {
   MINUTE_MS,
   planDueTask,
@@ -159,26 +153,6 @@ ran AS (
   FROM (SELECT task_id, max(finished_ms) AS finished_ms FROM done GROUP BY task_id) AS d
   WHERE t.id = d.task_id)
 SELECT id FROM done`;
-
-function taskParams(task: ScheduledTask): unknown[] {
-  return [
-    task.id,
-    task.prompt,
-    task.scheduleType,
-    task.scheduleValue,
-    task.timezone,
-    task.contextMode,
-    task.status,
-    task.nextRunMs ?? null,
-    task.lastRunMs ?? null,
-    task.agent,
-    task.tools,
-    JSON.stringify(task.metadata),
-    task.createdMs,
-    task.createdBy,
-    allowedToolsColumn(task.allowedTools),
-  ];
-}
 
 async function lockedTask(tx: Tx, id: string): Promise<ScheduledTask> {
   const [row] = await tx.query<TaskRow>('SELECT * FROM scheduler_tasks WHERE id = $1 FOR UPDATE', [
@@ -348,7 +322,7 @@ export class PostgresSchedulerStore implements SchedulerStoreBackend {
   }
 
   async insertTask(task: ScheduledTask): Promise<void> {
-    await this.#query(INSERT_TASK, taskParams(task));
+    await this.#query(INSERT_TASK, taskColumns(task));
   }
 
   async deleteTask(id: string, nowMs: number): Promise<DeletedTask> {

@@ -6,13 +6,7 @@ import type Database from 'better-sqlite3';
 import { loadSqliteDriver } from '../core/index.js';
 import { formatIsoSeconds } from './instant.js';
 import { SchedulerError } from './scheduler-error.js';
-import {
-  allowedToolsColumn,
-  type RunRow,
-  runFromRow,
-  type TaskRow,
-  taskFromRow,
-} from './store-rows.js';
+import { type RunRow, runFromRow, type TaskRow, taskColumns, taskFromRow } from './store-rows.js';
 import { prepareSchedulerSchema } from './store-schema.js';
 import {
   MINUTE_MS,
@@ -133,23 +127,7 @@ export class SchedulerStore {
       `INSERT INTO scheduled_tasks (id, prompt, schedule_type, schedule_value, timezone, context_mode, status,
          next_run_ms, last_run_ms, agent, tools, metadata, created_ms, created_by, allowed_tools)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      task.id,
-      task.prompt,
-      task.scheduleType,
-      task.scheduleValue,
-      task.timezone,
-      task.contextMode,
-      task.status,
-      task.nextRunMs ?? null,
-      task.lastRunMs ?? null,
-      task.agent,
-      task.tools,
-      JSON.stringify(task.metadata),
-      task.createdMs,
-      task.createdBy,
-      allowedToolsColumn(task.allowedTools),
-    );
+    ).run(...taskColumns(task));
   }
 
   /**

@@ -101,6 +101,31 @@ export function allowedToolsColumn(allowedTools: readonly string[] | undefined):
 /** Anything but a recorded `agent` is a person: rows from before origins were recorded keep working. */
 const originOf = (value: string): TaskOrigin => (value === 'agent' ? 'agent' : 'person');
 
+/**
+ * A task's column values in the order both stores insert them: id, prompt, schedule_type, schedule_value,
+ * timezone, context_mode, status, next_run_ms, last_run_ms, agent, tools, metadata, created_ms, created_by,
+ * allowed_tools.
+ */
+export function taskColumns(task: ScheduledTask): unknown[] {
+  return [
+    task.id,
+    task.prompt,
+    task.scheduleType,
+    task.scheduleValue,
+    task.timezone,
+    task.contextMode,
+    task.status,
+    task.nextRunMs ?? null,
+    task.lastRunMs ?? null,
+    task.agent,
+    task.tools,
+    JSON.stringify(task.metadata),
+    task.createdMs,
+    task.createdBy,
+    allowedToolsColumn(task.allowedTools),
+  ];
+}
+
 /** Converts a task row to a `ScheduledTask`. */
 export function taskFromRow(row: TaskRow): ScheduledTask {
   return {

@@ -1,14 +1,8 @@
 import type { PostgresQueryable } from '../storage/index.js';
 import type { TelemetryRecord } from './telemetry-record.js';
 import type { TelemetrySummaryEntry } from './telemetry-summary.js';
-import { spanTree } from './trace-tables.js';
-import type {
-  FinishedTrace,
-  TraceAttributeValue,
-  TraceRun,
-  TraceRunSummary,
-  TraceSpan,
-} from './trace-types.js';
+import { type SpanRow, spanOf, spanTree } from './trace-tables.js';
+import type { FinishedTrace, TraceRun, TraceRunSummary } from './trace-types.js';
 
 // Batches go in as one array parameter per column (`unnest`), so a batch of any size is one statement per table.
 
@@ -108,10 +102,6 @@ export type RecordRow = Omit<TelemetryRecord, 'error'> & { readonly error: strin
 export type RunRow = Omit<TraceRunSummary, 'error'> & {
   error: string | null;
   droppedSpans: number;
-};
-type SpanRow = Omit<TraceSpan, 'parentSpanId' | 'attributes'> & {
-  parentSpanId: string | null;
-  attributes: string;
 };
 /** A row of `SUMMARY`. */
 export type SummaryRow = TelemetrySummaryEntry;
@@ -215,24 +205,4 @@ export function summaryOf(row: RunRow): TraceRunSummary {
 export async function runOf(db: PostgresQueryable, row: RunRow): Promise<TraceRun> {
   const spans = (await db.query<SpanRow>(RUN_SPANS, [row.id])).map(spanOf);
   return { ...summaryOf(row), spans: spanTree(spans), droppedSpans: row.droppedSpans };
-}
-
-function spanOf(row: SpanRow): TraceSpan {
-  const { parentSpanId, attributes, ...fields } = row;
-  return {
-    ...fields,
-    ...(parentSpanId === null ? {} : { parentSpanId }),
-    attributes: parseAttributes(attributes),
-  };
-}
-
-function parseAttributes(text: string): Readonly<Record<string, TraceAttributeValue>> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, TraceAttributeValue>)
-      : {};
-  } catch {
-    return {};
-  }
 }

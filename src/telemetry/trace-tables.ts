@@ -46,7 +46,8 @@ const PRUNE = `DELETE FROM trace_runs WHERE id IN (SELECT id FROM trace_runs
   ORDER BY started_ms DESC, rowid DESC LIMIT -1 OFFSET ?)`;
 
 type RunRow = Omit<TraceRunSummary, 'error'> & { error: string | null; droppedSpans: number };
-type SpanRow = Omit<TraceSpan, 'parentSpanId' | 'attributes'> & {
+/** A stored span as both trace stores read it (SQLite and PostgreSQL): attributes as JSON text. */
+export type SpanRow = Omit<TraceSpan, 'parentSpanId' | 'attributes'> & {
   parentSpanId: string | null;
   attributes: string;
 };
@@ -149,7 +150,8 @@ function summaryOf(row: RunRow): TraceRunSummary {
   };
 }
 
-function spanOf(row: SpanRow): TraceSpan {
+/** A stored span row as a `TraceSpan` (attributes that do not parse as an object become `{}`). */
+export function spanOf(row: SpanRow): TraceSpan {
   const { parentSpanId, attributes, ...fields } = row;
   return {
     ...fields,
