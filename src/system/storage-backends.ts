@@ -97,6 +97,40 @@ export function openConfiguredTelemetryStore(
   });
 }
 
+/** Something opened on first use (`get`), opened again after a failed open, and closed at most once. */
+interface OpenedOnFirstUse<T> {
+  get(): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens with `open` on the first `get` (a failed open is tried again by the next one); after `close`, `get`
+ * rejects with `closedError()`. What it opened is closed once.
+ */
+function openOnFirstUse<T extends { close(): unknown }>(
+  open: () => Promise<T>,
+  closedError: () => JarvisError,
+): OpenedOnFirstUse<T> {
+  let opening: Promise<T> | undefined;
+  let closed = false;
+  return {
+    get() {
+      if (closed) return Promise.reject(closedError());
+      opening ??= open().catch((error: unknown) => {
+        opening = undefined;
+        throw error;
+      });
+      return opening;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const opened = await opening?.catch(() => undefined);
+      await opened?.close();
+    },
+  };
+}
+
 /**
  * A `SessionStore` whose real store is opened (connection, migrations) on the first call, so callers that
  * get a store synchronously can use a networked one; a failed open is retried on the next call.
@@ -105,23 +139,15 @@ export function deferredSessionStore(
   location: string,
   open: () => Promise<SessionStore>,
 ): SessionStore {
-  let opening: Promise<SessionStore> | undefined;
-  let closed = false;
-  const store = (): Promise<SessionStore> => {
-    if (closed) {
-      return Promise.reject(
-        new JarvisError({
-          code: 'sessions_store_closed',
-          message: `the sessions store ${location} is closed`,
-        }),
-      );
-    }
-    opening ??= open().catch((error: unknown) => {
-      opening = undefined;
-      throw error;
-    });
-    return opening;
-  };
+  const opened = openOnFirstUse(
+    open,
+    () =>
+      new JarvisError({
+        code: 'sessions_store_closed',
+        message: `the sessions store ${location} is closed`,
+      }),
+  );
+  const store = () => opened.get();
   return {
     location,
     create: async (options) => (await store()).create(options),
@@ -133,12 +159,7 @@ export function deferredSessionStore(
     appendTurn: async (id, turn) => (await store()).appendTurn(id, turn),
     turns: async (id, options) => (await store()).turns(id, options),
     setSummary: async (id, summary) => (await store()).setSummary(id, summary),
-    async close() {
-      if (closed) return;
-      closed = true;
-      const opened = await opening?.catch(() => undefined);
-      await opened?.close();
-    },
+    close: () => opened.close(),
   };
 }
 
@@ -158,28 +179,16 @@ export function openPostgresMemory(
   options: StorageBackendOptions = {},
 ): IndexableMemory {
   const connection = postgresOptions(config, options);
-  let opening: Promise<PostgresMemory> | undefined;
-  let closed = false;
-  const memory = (): Promise<PostgresMemory> => {
-    if (closed) {
-      return Promise.reject(
-        new JarvisError({
-          code: 'memory_closed',
-          message: `the memory at ${redactDatabaseUrl(connection.url)} is closed`,
-        }),
-      );
-    }
-    opening ??= (async () =>
-      PostgresMemory.open({
-        database: await openPostgres(connection),
-        closeDatabase: true,
-        bus,
-      }))().catch((error: unknown) => {
-      opening = undefined;
-      throw error;
-    });
-    return opening;
-  };
+  const opened = openOnFirstUse(
+    async () =>
+      PostgresMemory.open({ database: await openPostgres(connection), closeDatabase: true, bus }),
+    () =>
+      new JarvisError({
+        code: 'memory_closed',
+        message: `the memory at ${redactDatabaseUrl(connection.url)} is closed`,
+      }),
+  );
+  const memory = () => opened.get();
   return {
     backendId: 'postgres',
     store: async (content, storeOptions) => (await memory()).store(content, storeOptions),
@@ -190,11 +199,6 @@ export function openPostgresMemory(
     delete: async (id) => (await memory()).delete(id),
     clear: async () => (await memory()).clear(),
     count: async () => (await memory()).count(),
-    async close() {
-      if (closed) return;
-      closed = true;
-      const opened = await opening?.catch(() => undefined);
-      await opened?.close();
-    },
+    close: () => opened.close(),
   };
 }
