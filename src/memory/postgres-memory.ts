@@ -1,16 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import {
-  type Clock,
   databaseIncompatibleError,
   describeError,
-  type EventBus,
-  isPlainObject,
   JarvisError,
-  type MemoryBackend,
   type MemoryResult,
   type RetrieveOptions,
-  type StoreOptions,
-  systemClock,
 } from '../core/index.js';
 import {
   migrate,
@@ -18,31 +11,26 @@ import {
   type PostgresQueryable,
   StorageError,
 } from '../storage/index.js';
+import {
+  DocumentMemory,
+  type DocumentMemoryOptions,
+  type DocumentWrite,
+} from './document-memory.js';
 import { queryTerms } from './fts-query.js';
 import {
-  invalid,
-  type MemoryDocumentInput,
   type PreparedDocument,
   parseMetadata,
-  prepareDocument,
-  requireArray,
   requireString,
   resolveTopK,
-  type SourceDocumentInput,
 } from './memory-input.js';
 import { MEMORY_MIGRATIONS, SEARCH_SQL, searchParams } from './postgres-memory-schema.js';
 
 /** Options of `PostgresMemory.open`. */
-export interface PostgresMemoryOptions {
+export interface PostgresMemoryOptions extends DocumentMemoryOptions {
   /** An open handle (`openPostgres`); several stores may share one. */
   readonly database: PostgresDatabase;
   /** Close the handle when the memory closes (default false). */
   readonly closeDatabase?: boolean | undefined;
-  /** Bus that `memory_store` and `memory_retrieve` events are published on; none by default. */
-  readonly bus?: EventBus | undefined;
-  readonly clock?: Clock | undefined;
-  /** Makes document ids; 32 lower-case hex characters by default. */
-  readonly generateId?: (() => string) | undefined;
 }
 
 interface DocumentRow {
@@ -59,24 +47,19 @@ interface DocumentRow {
  * ranked by `ts_rank_cd` (higher is better) over a bounded candidate set (see `SEARCH_SQL`), searched with the same plain-text query language and returning
  * the same result shape as `SQLiteMemory`; writes are transactional and events go to the bus it was given.
  */
-export class PostgresMemory implements MemoryBackend {
+export class PostgresMemory extends DocumentMemory {
   readonly backendId = 'postgres';
   /** The database URL without its password. */
   readonly location: string;
   readonly #db: PostgresDatabase;
   readonly #closeDatabase: boolean;
-  readonly #bus: EventBus | undefined;
-  readonly #clock: Clock;
-  readonly #generateId: () => string;
   #closed = false;
 
   private constructor(options: PostgresMemoryOptions) {
+    super(options);
     this.location = options.database.location;
     this.#db = options.database;
     this.#closeDatabase = options.closeDatabase ?? false;
-    this.#bus = options.bus;
-    this.#clock = options.clock ?? systemClock;
-    this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', ''));
   }
 
   /** Brings the memory tables up to date (refusing newer ones) and returns the backend. */
@@ -90,32 +73,6 @@ export class PostgresMemory implements MemoryBackend {
       throw error;
     }
     return new PostgresMemory(options);
-  }
-
-  /** Stores one document and returns its id. */
-  async store(content: string, options: StoreOptions = {}): Promise<string> {
-    if (!isPlainObject(options))
-      throw invalid('store options must be an object { source?, metadata? }');
-    const [id] = await this.storeMany([{ ...options, content }]);
-    return id ?? '';
-  }
-
-  /** Stores several documents in one transaction (all or none) and returns their ids in order. */
-  async storeMany(documents: readonly MemoryDocumentInput[]): Promise<readonly string[]> {
-    return this.#write(undefined, documents);
-  }
-
-  /** Replaces everything stored with `source` by `documents` in one transaction and returns the new ids. */
-  async replaceSource(
-    source: string,
-    documents: readonly SourceDocumentInput[],
-  ): Promise<readonly string[]> {
-    requireString('source', source);
-    requireArray(documents);
-    return this.#write(
-      source,
-      documents.map((document) => ({ ...document, source })),
-    );
   }
 
   /** The metadata of every document stored with `source`, in the order they were stored. */
@@ -142,11 +99,7 @@ export class PostgresMemory implements MemoryBackend {
       this.#db.query<DocumentRow>(SEARCH_SQL, searchParams(terms, topK)),
     );
     const results = rows.map(toResult);
-    this.#bus?.publish('memory_retrieve', {
-      backend: this.backendId,
-      query,
-      numResults: results.length,
-    });
+    this.retrieved(query, results.length);
     return results;
   }
 
@@ -181,34 +134,22 @@ export class PostgresMemory implements MemoryBackend {
     if (this.#closeDatabase) await this.#db.close();
   }
 
-  async #write(
-    replacedSource: string | undefined,
-    documents: readonly MemoryDocumentInput[],
-  ): Promise<readonly string[]> {
-    requireArray(documents);
-    const prepared = documents.map(prepareDocument);
-    const ids = prepared.map(() => this.#newId());
-    const nowMs = Math.floor(this.#clock.nowMs());
+  /** Inserts the documents (after removing `replacedSource`'s) in one transaction. */
+  protected async writeDocuments({
+    replacedSource,
+    documents,
+    ids,
+    nowMs,
+  }: DocumentWrite): Promise<void> {
+    const createdAtMs = Math.floor(nowMs);
     await this.#guard('store documents', () =>
       this.#db.transaction(async (tx) => {
         if (replacedSource !== undefined) {
           await tx.query('DELETE FROM jarvis_memory_documents WHERE source = $1', [replacedSource]);
         }
-        for (const batch of insertBatches(prepared, ids)) await insert(tx, batch, nowMs);
+        for (const batch of insertBatches(documents, ids)) await insert(tx, batch, createdAtMs);
       }),
     );
-    ids.forEach((docId, index) => {
-      const source = prepared[index]?.source ?? '';
-      this.#bus?.publish('memory_store', { backend: this.backendId, docId, source });
-    });
-    return ids;
-  }
-
-  #newId(): string {
-    const id = this.#generateId();
-    if (typeof id !== 'string' || id === '')
-      throw invalid('generateId must return a non-empty string');
-    return id;
   }
 
   /** Runs a database step; failures become a `JarvisError` naming the database (never swallowed). */

@@ -1,41 +1,24 @@
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import {
-  type Clock,
   describeError,
-  type EventBus,
-  isPlainObject,
   JarvisError,
-  type MemoryBackend,
   type MemoryResult,
   type RetrieveOptions,
-  type StoreOptions,
-  systemClock,
 } from '../core/index.js';
-import { queryTerms } from './fts-query.js';
 import {
-  invalid,
-  type MemoryDocumentInput,
-  type PreparedDocument,
-  parseMetadata,
-  prepareDocument,
-  requireArray,
-  requireString,
-  resolveTopK,
-  type SourceDocumentInput,
-} from './memory-input.js';
+  DocumentMemory,
+  type DocumentMemoryOptions,
+  type DocumentWrite,
+} from './document-memory.js';
+import { queryTerms } from './fts-query.js';
+import { invalid, parseMetadata, requireString, resolveTopK } from './memory-input.js';
 import { openMemoryDatabase, type SqliteDatabase } from './sqlite-memory-schema.js';
 import { DEFAULT_MAX_EXACT_POSTINGS, RankedSearch } from './sqlite-memory-search.js';
 
 /** Options of a `SQLiteMemory`. */
-export interface SQLiteMemoryOptions {
+export interface SQLiteMemoryOptions extends DocumentMemoryOptions {
   /** The SQLite file (its folders are created), or `:memory:`. */
   readonly dbPath: string;
-  /** Bus that `memory_store` and `memory_retrieve` events are published on; none by default. */
-  readonly bus?: EventBus;
-  readonly clock?: Clock;
-  /** Makes document ids; 32 lower-case hex characters (a random UUID without dashes) by default. */
-  readonly generateId?: () => string;
   /** How long a write waits for another connection's lock before failing (default 5,000). */
   readonly busyTimeoutMs?: number;
   /** Postings a query may score exactly before its common words only boost rarer matches (default 3,000). */
@@ -63,23 +46,18 @@ interface DocumentRow {
  * A memory backend on one SQLite file: documents with an FTS5 index (Porter stemming, BM25 ranking) that is
  * searched with plain text; writes are transactional and events go to the bus it was given.
  */
-export class SQLiteMemory implements MemoryBackend {
+export class SQLiteMemory extends DocumentMemory {
   readonly backendId = 'sqlite';
   /** The database file, or `:memory:`. */
   readonly dbPath: string;
   #db: SqliteDatabase | undefined;
   readonly #statements: Statements;
   readonly #search: RankedSearch;
-  readonly #bus: EventBus | undefined;
-  readonly #clock: Clock;
-  readonly #generateId: () => string;
 
   /** Opens or creates the database; throws a `JarvisError` naming the file when it cannot be used. */
   constructor(options: SQLiteMemoryOptions) {
+    super(options);
     this.dbPath = options.dbPath;
-    this.#bus = options.bus;
-    this.#clock = options.clock ?? systemClock;
-    this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', ''));
     const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
     const maxExactPostings = options.maxExactPostings ?? DEFAULT_MAX_EXACT_POSTINGS;
     requireCount('busyTimeoutMs', busyTimeoutMs, 0);
@@ -89,35 +67,6 @@ export class SQLiteMemory implements MemoryBackend {
     this.#db = db;
     this.#statements = prepareStatements(db);
     this.#search = new RankedSearch(db, maxExactPostings);
-  }
-
-  /** Stores one document and returns its id. */
-  async store(content: string, options: StoreOptions = {}): Promise<string> {
-    if (!isPlainObject(options))
-      throw invalid('store options must be an object { source?, metadata? }');
-    const [id] = await this.storeMany([{ ...options, content }]);
-    return id ?? '';
-  }
-
-  /** Stores several documents in one transaction (all or none) and returns their ids in order. */
-  async storeMany(documents: readonly MemoryDocumentInput[]): Promise<readonly string[]> {
-    return this.#write(undefined, documents);
-  }
-
-  /**
-   * Replaces everything stored with `source` by `documents` in one transaction and returns the new ids; an empty
-   * list just removes that source's documents.
-   */
-  async replaceSource(
-    source: string,
-    documents: readonly SourceDocumentInput[],
-  ): Promise<readonly string[]> {
-    requireString('source', source);
-    requireArray(documents);
-    return this.#write(
-      source,
-      documents.map((document) => ({ ...document, source })),
-    );
   }
 
   /** The metadata of every document stored with `source`, in the order they were stored. */
@@ -140,11 +89,7 @@ export class SQLiteMemory implements MemoryBackend {
     const results = this.#guard('search the memory', () =>
       this.#search.search(terms, topK).map((hit) => this.#result(hit.rowId, hit.score)),
     );
-    this.#bus?.publish('memory_retrieve', {
-      backend: this.backendId,
-      query,
-      numResults: results.length,
-    });
+    this.retrieved(query, results.length);
     return results;
   }
 
@@ -173,34 +118,18 @@ export class SQLiteMemory implements MemoryBackend {
     this.#db = undefined;
   }
 
-  /** Validates, then inserts the documents (after removing `replacedSource`'s) in one transaction. */
-  #write(
-    replacedSource: string | undefined,
-    documents: readonly MemoryDocumentInput[],
-  ): readonly string[] {
-    requireArray(documents);
-    const prepared = documents.map(prepareDocument);
+  /** Inserts the documents (after removing `replacedSource`'s) in one transaction. */
+  protected writeDocuments({ replacedSource, documents, ids, nowMs }: DocumentWrite): void {
     const db = this.#open();
-    const ids = this.#guard('store documents', () =>
+    const { insert, deleteBySource } = this.#statements;
+    this.#guard('store documents', () =>
       db.transaction(() => {
-        if (replacedSource !== undefined) this.#statements.deleteBySource.run(replacedSource);
-        return prepared.map((document) => this.#insert(document));
+        if (replacedSource !== undefined) deleteBySource.run(replacedSource);
+        documents.forEach(({ content, source, metadataJson }, index) => {
+          insert.run(ids[index] ?? '', content, source, metadataJson, nowMs);
+        });
       })(),
     );
-    ids.forEach((docId, index) => {
-      const source = prepared[index]?.source ?? '';
-      this.#bus?.publish('memory_store', { backend: this.backendId, docId, source });
-    });
-    return ids;
-  }
-
-  #insert(document: PreparedDocument): string {
-    const id = this.#generateId();
-    if (typeof id !== 'string' || id === '')
-      throw invalid('generateId must return a non-empty string');
-    const { content, source, metadataJson } = document;
-    this.#statements.insert.run(id, content, source, metadataJson, this.#clock.nowMs());
-    return id;
   }
 
   #result(rowId: number, score: number): MemoryResult {
