@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,27 +27,47 @@ const OWN: readonly ImportCase[] = [
     goalRatio: 1.6,
     goalRssMb: 15,
   },
-  { name: "import('openjarvis/core')", specifier: 'openjarvis/core', cwd: ROOT },
-  { name: "import('openjarvis/tools')", specifier: 'openjarvis/tools', cwd: ROOT },
-  { name: "import('openjarvis/agents')", specifier: 'openjarvis/agents', cwd: ROOT },
-  { name: "import('openjarvis/engine')", specifier: 'openjarvis/engine', cwd: ROOT },
-  { name: "import('openjarvis/testing')", specifier: 'openjarvis/testing', cwd: ROOT },
-  { name: "import('openjarvis/server')", specifier: 'openjarvis/server', cwd: ROOT },
+  // Every subpath entry: importing one subsystem should cost only that subsystem.
+  ...[
+    'core',
+    'tools',
+    'agents',
+    'engine',
+    'memory',
+    'scheduler',
+    'sessions',
+    'telemetry',
+    'mcp',
+    'system',
+    'sdk',
+    'testing',
+    'server',
+  ].map((subpath) => ({
+    name: `import('openjarvis/${subpath}')`,
+    specifier: `openjarvis/${subpath}`,
+    cwd: ROOT,
+  })),
 ];
 
 /** The peers of issue 20's table; each is measured only when `npm run bench:setup` installed it. */
 const PEER_PACKAGES: readonly string[] = ['ai', '@openai/agents', 'langchain'];
 
-/** One sample: milliseconds from spawn to exit, and the RSS the process reported right after the import. */
-function sampleOnce(
-  benchCase: ImportCase,
-  env: NodeJS.ProcessEnv,
-): Promise<{ ms: number; rssMb: number }> {
+/** One sample: wall milliseconds from spawn to exit; the RSS and CPU time the process reported after the import. */
+interface Sample {
+  readonly ms: number;
+  readonly rssMb: number;
+  readonly cpuMs: number;
+}
+
+/** One sample of a case (see `Sample`). */
+function sampleOnce(benchCase: ImportCase, env: NodeJS.ProcessEnv): Promise<Sample> {
   const load =
     benchCase.specifier === undefined
       ? ''
       : `await import(${JSON.stringify(benchCase.specifier)});`;
-  const script = `${load}process.stdout.write(String(process.memoryUsage().rss));`;
+  // The child's own CPU time (user + system, bootstrap included) is told apart from the wall time: on a busy
+  // machine the wall time mostly measures waiting for a core, the CPU time much less so.
+  const script = `${load}const c = process.cpuUsage(); process.stdout.write(process.memoryUsage().rss + ' ' + (c.user + c.system) / 1000);`;
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
@@ -65,7 +86,13 @@ function sampleOnce(
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = performance.now() - started;
-      if (code === 0) resolvePromise({ ms, rssMb: Number(out) / 1024 / 1024 });
+      const [rss, cpuMs] = out.split(' ').map(Number);
+      if (code === 0)
+        resolvePromise({
+          ms,
+          rssMb: (rss ?? Number.NaN) / 1024 / 1024,
+          cpuMs: cpuMs ?? Number.NaN,
+        });
       else reject(new Error(`${benchCase.name} exited with ${code}: ${err.slice(0, 500)}`));
     });
   });
@@ -88,12 +115,8 @@ function peerCases(): { cases: ImportCase[]; skipped: string[] } {
   return { cases, skipped };
 }
 
-function formatLine(
-  benchCase: ImportCase,
-  ms: number,
-  rssMb: number,
-  base: { ms: number; rssMb: number },
-) {
+function formatLine(benchCase: ImportCase, sample: Sample, base: Sample) {
+  const { ms, rssMb } = sample;
   const ratio = ms / base.ms;
   const aboveMb = rssMb - base.rssMb;
   const goals: string[] = [];
@@ -105,7 +128,8 @@ function formatLine(
     goals.push(
       `RSS <= +${benchCase.goalRssMb} MB ${aboveMb <= benchCase.goalRssMb ? 'met' : 'NOT met'}`,
     );
-  return `${benchCase.name.padEnd(32)} p50 ${ms.toFixed(1).padStart(6)} ms ${ratio.toFixed(2).padStart(5)}x   RSS ${rssMb.toFixed(1).padStart(5)} MB (+${aboveMb.toFixed(1)})${goals.length === 0 ? '' : `   goal ${goals.join(', ')}`}`;
+  const cpuRatio = sample.cpuMs / base.cpuMs;
+  return `${benchCase.name.padEnd(32)} p50 ${ms.toFixed(1).padStart(6)} ms ${ratio.toFixed(2).padStart(5)}x   CPU ${sample.cpuMs.toFixed(1).padStart(6)} ms ${cpuRatio.toFixed(2).padStart(5)}x   RSS ${rssMb.toFixed(1).padStart(5)} MB (+${aboveMb.toFixed(1)})${goals.length === 0 ? '' : `   goal ${goals.join(', ')}`}`;
 }
 
 /**
@@ -119,26 +143,36 @@ export async function importCostReport(options: { readonly samples: number }): P
   const cases = [...OWN, ...peers.cases];
   const env = { PATH: process.env.PATH ?? '' };
   const samples = new Map(
-    cases.map((c) => [c.name, { ms: [] as number[], rssMb: [] as number[] }]),
+    cases.map((c) => [
+      c.name,
+      { ms: [] as number[], rssMb: [] as number[], cpuMs: [] as number[] },
+    ]),
   );
   for (const benchCase of cases) await sampleOnce(benchCase, env); // warm the file cache
   for (let round = 0; round < options.samples; round += 1) {
     for (const benchCase of cases) {
-      const { ms, rssMb } = await sampleOnce(benchCase, env);
+      const { ms, rssMb, cpuMs } = await sampleOnce(benchCase, env);
       samples.get(benchCase.name)?.ms.push(ms);
       samples.get(benchCase.name)?.rssMb.push(rssMb);
+      samples.get(benchCase.name)?.cpuMs.push(cpuMs);
     }
   }
   const medians = (name: string) => {
     const s = samples.get(name);
-    return { ms: median(s?.ms ?? []), rssMb: median(s?.rssMb ?? []) };
+    return {
+      ms: median(s?.ms ?? []),
+      rssMb: median(s?.rssMb ?? []),
+      cpuMs: median(s?.cpuMs ?? []),
+    };
   };
   const base = medians(OWN[0]?.name ?? '');
   return [
-    `Library import cost (${options.samples} samples each, interleaved, bare environment; ratio = p50 / node -e 0 p50)`,
+    `Library import cost (${options.samples} samples each, interleaved, bare environment; ratio = p50 / node -e 0 p50, wall and child CPU; load average ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')})`,
     ...cases.map((c) => {
       const m = medians(c.name);
-      return formatLine(c, m.ms, m.rssMb, base);
+      return formatLine(c, m, base);
     }),
     ...peers.skipped,
   ].join('\n');

@@ -124,6 +124,35 @@ describe('the built package entry points', () => {
     }
   }, 90_000);
 
+  it('leaves heavy parts out of the root import and loads each when first used, from the built package', async () => {
+    // process.moduleLoadList names the node builtins loaded; require.cache the CommonJS packages.
+    const script = `
+import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+const packages = () => Object.keys(cache).filter((file) => file.includes('/node_modules/croner/')).length;
+const builtins = () => process.moduleLoadList.filter((name) => / (dns\\/promises|https|tls|child_process|zlib)$/.test(name));
+const root = await import('openjarvis');
+const atImport = { builtins: builtins(), croner: packages() };
+const calc = await new root.CalculatorTool().execute({ expression: '2**10 + sqrt(16)' });
+const { parseSchedule } = await import('openjarvis/scheduler');
+const schedule = parseSchedule({ scheduleType: 'cron', scheduleValue: '*/5 * * * *' });
+process.stdout.write(JSON.stringify({ atImport, calc: calc.content, cron: schedule.type, croner: packages() > 0 }));
+`;
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: TEST_BUILD,
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 20_000,
+    });
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout)).toEqual({
+      atImport: { builtins: [], croner: 0 },
+      // The calculator's evaluator is a chunk of its own, found and loaded on the first call.
+      calc: '1028.0',
+      cron: 'cron',
+      croner: true,
+    });
+  }, 30_000);
+
   it('the root and a subpath share one copy of a class (one set of chunks)', async () => {
     const script = `
 const root = await import('openjarvis');

@@ -3,7 +3,12 @@ export const MAX_QUERY_TERMS = 32;
 
 // What FTS5's unicode61 tokenizer keeps inside a token: letters, numbers, private-use characters and combining
 // marks (it removes diacritics itself). Everything else (quotes, `*`, `^`, `:`, brackets, NUL, spaces) separates.
-const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+// Compiled on first use: Unicode property classes cost a measurable part of importing the package.
+let wordPattern: RegExp | undefined;
+function wordRegExp(): RegExp {
+  wordPattern ??= /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+  return wordPattern;
+}
 
 /** Common English words left out of a query that has other words (they match almost every document). */
 export const STOPWORDS: ReadonlySet<string> = new Set(
@@ -25,7 +30,7 @@ export function queryTerms(query: string): readonly string[] {
   const seen = new Set<string>();
   const words: string[] = [];
   const content: string[] = [];
-  for (const match of query.matchAll(WORD)) {
+  for (const match of query.matchAll(wordRegExp())) {
     const key = match[0].toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);

@@ -1,4 +1,5 @@
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron } from 'croner';
 import { formatIsoInstant, formatIsoSeconds, parseIsoInstant } from './instant.js';
 import { SchedulerError } from './scheduler-error.js';
 
@@ -80,12 +81,20 @@ function checkTimezone(timezone: string): string {
   }
 }
 
+let cronClass: typeof Cron | undefined;
+
+/** croner's `Cron`, loaded with the first cron schedule: importing the package should not pay for it (~40 KB). */
+function cronClassOnce(): typeof Cron {
+  cronClass ??= (createRequire(import.meta.url)('croner') as typeof import('croner')).Cron;
+  return cronClass;
+}
+
 function parseNickname(value: string, timezone: string): Schedule {
   const nickname = value.trim().toLowerCase();
   const expression = CRON_NICKNAMES[nickname];
   if (expression === undefined)
     throw invalid(`invalid cron expression '${value}': unknown nickname; ${CRON_HELP}`);
-  const cron = new Cron(expression, { timezone, paused: true, mode: '5-part' });
+  const cron = new (cronClassOnce())(expression, { timezone, paused: true, mode: '5-part' });
   return { type: 'cron', value: nickname, timezone, cron };
 }
 
@@ -98,7 +107,7 @@ function parseCron(value: string, timezone: string): Schedule {
     );
   let cron: Cron;
   try {
-    cron = new Cron(fields.join(' '), { timezone, paused: true, mode: '5-part' });
+    cron = new (cronClassOnce())(fields.join(' '), { timezone, paused: true, mode: '5-part' });
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : '';
     throw invalid(`invalid cron expression '${value}' (${reason}): ${CRON_HELP}`, error);

@@ -5,7 +5,18 @@ import {
   type ToolSpec,
 } from '../../../core/index.js';
 import { BaseTool } from '../../base-tool.js';
-import { evaluateExpression } from './calculator-evaluate.js';
+
+type EvaluateExpression = typeof import('./calculator-evaluate.js').evaluateExpression;
+let evaluator: Promise<EvaluateExpression> | undefined;
+
+/**
+ * The evaluator (lexer, parser, Python number semantics: ~50 KB with Unicode-property regexes), loaded on the
+ * first calculation: importing the package should not pay for it.
+ */
+function loadEvaluator(): Promise<EvaluateExpression> {
+  evaluator ??= import('./calculator-evaluate.js').then((module) => module.evaluateExpression);
+  return evaluator;
+}
 
 /** Evaluates arithmetic with Python's number semantics, whitelisted functions and constants; never uses `eval`. */
 export class CalculatorTool extends BaseTool {
@@ -38,7 +49,7 @@ export class CalculatorTool extends BaseTool {
         'invalid_arguments',
       );
     }
-    const outcome = evaluateExpression(expression);
+    const outcome = (await loadEvaluator())(expression);
     return outcome.ok ? this.success(outcome.value) : this.failure(`Error: ${outcome.message}`);
   }
 }

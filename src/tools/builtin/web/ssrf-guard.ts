@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
+import { createRequire } from 'node:module';
 import { BlockList, isIP } from 'node:net';
 import { JarvisError, untilAborted } from '../../../core/index.js';
 
@@ -197,7 +197,11 @@ async function lookupAll(
   }
 }
 
+/** `node:dns/promises`, loaded on the first lookup: importing the package should not pay for it. */
+const dnsPromises = (): typeof import('node:dns/promises') =>
+  createRequire(import.meta.url)('node:dns/promises');
+
 const systemLookup: HostLookup = async (hostname) => {
-  const results = await dnsLookup(hostname, { all: true, verbatim: true });
+  const results = await dnsPromises().lookup(hostname, { all: true, verbatim: true });
   return results.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 };

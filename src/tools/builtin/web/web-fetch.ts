@@ -9,7 +9,7 @@ import type { ResolvedAddress } from './ssrf-guard.js';
  * `node:https` (with TLS) and `node:zlib`, loaded on the first request that needs them: importing the package
  * should not pay for them (`node:http` is loaded anyway, by the engines' transport).
  */
-const load = createRequire(import.meta.url);
+const load = <T>(id: string): T => createRequire(import.meta.url)(id) as T;
 
 /** Largest response body read: 2 MiB (after decompression). */
 export const WEB_FETCH_MAX_BYTES = 2 * 1024 * 1024;
