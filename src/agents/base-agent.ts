@@ -50,6 +50,30 @@ export type AgentGenerateExtras = Partial<
   readonly turn: number;
 };
 
+/** The agent's settings, overridden by the call's own (an extra left `undefined` overrides too, as a spread would). */
+function generateOptions(
+  model: string,
+  temperature: number,
+  maxTokens: number,
+  extras: AgentGenerateExtras,
+): GenerateOptions {
+  // Written out rather than rest-and-spread: this runs on every model call. Extras stay own properties only
+  // when present, so the options look the same as a spread of them would.
+  const options: { -readonly [K in keyof GenerateOptions]: GenerateOptions[K] } = {
+    model,
+    temperature,
+    maxTokens,
+  };
+  if ('model' in extras) options.model = extras.model as string;
+  if ('temperature' in extras) options.temperature = extras.temperature as number;
+  if ('maxTokens' in extras) options.maxTokens = extras.maxTokens as number;
+  if ('tools' in extras) options.tools = extras.tools as NonNullable<GenerateOptions['tools']>;
+  if ('toolChoice' in extras)
+    options.toolChoice = extras.toolChoice as NonNullable<GenerateOptions['toolChoice']>;
+  if ('signal' in extras) options.signal = extras.signal as AbortSignal;
+  return options;
+}
+
 /** Core's redaction of secret shapes (bearer tokens, `api_key=...`, `sk-...`) for published error texts. */
 const redactShapes = createRedactor();
 
@@ -148,14 +172,20 @@ export abstract class BaseAgent implements Agent {
     messages: readonly Message[],
     extras: AgentGenerateExtras,
   ): Promise<GenerateResult> {
-    const { turn, ...rest } = extras;
-    const options: GenerateOptions = {
-      model: this.model,
-      temperature: this.temperature,
-      maxTokens: this.maxTokens,
-      ...rest,
-    };
-    return this.#reported(options.model, turn, () => this.engine.generate(messages, options));
+    const options = generateOptions(this.model, this.temperature, this.maxTokens, extras);
+    const bus = this.bus;
+    // Without a bus there is nothing to report: the engine's own promise is the answer.
+    if (bus === undefined) {
+      try {
+        return this.engine.generate(messages, options);
+      } catch (error) {
+        // An engine written in plain JavaScript may throw rather than reject; callers always get a promise.
+        return Promise.reject(error);
+      }
+    }
+    return this.#reported(options.model, extras.turn, () =>
+      this.engine.generate(messages, options),
+    );
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   type ToolCall,
   type ToolResult,
   throwIfAborted,
+  ZERO_USAGE,
 } from '../core/index.js';
 import type { ExecuteOptions, ToolExecutor } from '../tools/index.js';
 import { stripThinkTags } from './agent-messages.js';
@@ -22,10 +23,9 @@ import {
   type PublishTurnEnd,
   withFinalAnswer,
 } from './run-results.js';
-import { stepCountIs } from './stop-conditions.js';
+import type { StopCondition } from './stop-conditions.js';
 import {
   answerText,
-  createTurnLoopState,
   engineTurn,
   recordExchange,
   runTurnLoop,
@@ -38,6 +38,8 @@ export interface FunctionCallingDeps {
   readonly executor: ToolExecutor;
   readonly bus: EventBus | undefined;
   readonly maxTurns: number;
+  /** Checked before each turn: `[stepCountIs(maxTurns)]`, made once per agent. */
+  readonly stopWhen: readonly StopCondition[];
   readonly maxToolCallsPerTurn: number;
   /** Most tool calls of one turn in flight at once (1 runs them in order). */
   readonly concurrency: number;
@@ -80,18 +82,30 @@ export function runFunctionCallingLoop(
 ): Promise<AgentResult> {
   const { agentId, publishTurnEnd } = deps;
   const { messages, signal } = run;
+  // Written out rather than a spread of `createTurnLoopState`: this runs once per run.
   const state: RunState = {
-    ...createTurnLoopState({ agentId, signal, messages, publishTurnEnd }),
+    agentId,
+    signal,
+    messages,
+    publishTurnEnd,
+    toolResults: [],
+    turns: 0,
+    usage: ZERO_USAGE,
+    lastContent: '',
+    runMessages: [],
     guard: new LoopGuard(),
     callIds: new Set<string>(),
-    executeOptions: signal === undefined ? {} : { signal },
+    executeOptions: signal === undefined ? NO_SIGNAL : { signal },
   };
   return runTurnLoop(state, {
-    stopWhen: [stepCountIs(deps.maxTurns)],
+    stopWhen: deps.stopWhen,
     step: (turn) => runTurn(deps, run, state, turn),
     outOfTurns: () => outOfTurnsResult(state, state.lastContent),
   });
 }
+
+/** The execute options of a run without a signal: shared, as nothing writes to them. */
+const NO_SIGNAL: ExecuteOptions = Object.freeze({});
 
 /** One turn: the model call, then either the final answer, the end of a loop, or the tool calls it asked for. */
 async function runTurn(
@@ -152,15 +166,21 @@ async function runToolCalls(
     emit: run.emit,
     turn: state.turns,
   });
-  const answers: Message[] = [];
+  // The exchange is recorded in the run's messages (the reply's text without reasoning), then its answers.
+  recordExchange(state, { role: 'assistant', content: text.content, toolCalls: calls });
   for (let index = 0; index < calls.length; index += 1) {
     const call = calls[index] as ToolCall;
     const result = results[index] as ToolResult;
     state.toolResults.push(result);
-    answers.push({ role: 'tool', content: result.content, toolCallId: call.id, name: call.name });
+    const answer: Message = {
+      role: 'tool',
+      content: result.content,
+      toolCallId: call.id,
+      name: call.name,
+    };
+    run.messages.push(answer);
+    state.runMessages.push(answer);
   }
-  run.messages.push(...answers);
-  recordExchange(state, { role: 'assistant', content: text.content, toolCalls: calls }, ...answers);
 }
 
 function finalAnswer(run: FunctionCallingRun, state: RunState, content: string): AgentResult {

@@ -17,6 +17,7 @@ import { type FunctionCallingDeps, runFunctionCallingLoop } from './orchestrator
 import { streamRun } from './orchestrator-stream.js';
 import { runStructuredLoop, type StructuredLoopDeps } from './orchestrator-structured.js';
 import type { EmitEvent } from './orchestrator-turn.js';
+import { stepCountIs } from './stop-conditions.js';
 
 /** How the orchestrator talks to the model: native tool calls, or the THOUGHT/TOOL/INPUT text protocol. */
 export type OrchestratorMode = 'function_calling' | 'structured';
@@ -123,6 +124,7 @@ export class OrchestratorAgent extends BaseAgent {
       executor: this.executor,
       bus: this.bus,
       maxTurns: this.maxTurns,
+      stopWhen: [stepCountIs(this.maxTurns)],
       maxToolCallsPerTurn: positiveInteger('maxToolCallsPerTurn', options.maxToolCallsPerTurn, 20),
       concurrency: parallel ? positiveInteger('maxParallelTools', options.maxParallelTools, 8) : 1,
       callModel: (messages, turn, signal, emit) => this.#callModel(messages, turn, signal, emit),

@@ -21,21 +21,23 @@ export function withFinalAnswer(
   runMessages: readonly Message[],
   content: string,
 ): readonly Message[] {
-  return [...runMessages, { role: 'assistant', content }];
+  const messages = runMessages.slice();
+  messages.push({ role: 'assistant', content });
+  return messages;
 }
 
 /** The result of a run that answered with `content`, after publishing `agent_turn_end` `{ turns, contentLength }`. */
 export function answerResult(
   run: RunRecord,
   content: string,
-  metadata: Readonly<Record<string, unknown>> = {},
+  metadata?: Readonly<Record<string, unknown>>,
 ): AgentResult {
   run.publishTurnEnd({ turns: run.turns, contentLength: content.length });
   return {
     content,
-    toolResults: [...run.toolResults],
+    toolResults: run.toolResults.slice(),
     turns: run.turns,
-    metadata: { ...metadata, usage: run.usage },
+    metadata: metadata === undefined ? { usage: run.usage } : { ...metadata, usage: run.usage },
     messages: withFinalAnswer(run.runMessages, content),
   };
 }

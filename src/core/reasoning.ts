@@ -29,6 +29,8 @@ const BLOCK_SEPARATOR = '\n\n';
  * behind is collapsed, the content is trimmed, and several blocks are joined by a blank line.
  */
 export function splitReasoning(text: string): ReasoningParts {
+  // Most answers hold no tag at all: what the splitter would make of them is the text trimmed.
+  if (!text.includes('<')) return { content: text.trim(), reasoning: '' };
   const startsInReasoning = FIRST_TAG.exec(text)?.[1] === '/';
   const splitter = new ReasoningSplitter({ startsInReasoning });
   const body = splitter.push(text);

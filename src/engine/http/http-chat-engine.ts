@@ -23,7 +23,11 @@ import {
 import type { OfferedToolSet, ToolCallFormat } from '../wire/formats/tool-call-format.js';
 import { textToolSet } from '../wire/offered-tools.js';
 import { TextToolCallBuffer } from '../wire/text-tool-call-buffer.js';
-import { createToolCallIdFactory, type ToolCallIdFactory } from '../wire/wire-format.js';
+import {
+  createToolCallIdFactory,
+  type ParsedCompletion,
+  type ToolCallIdFactory,
+} from '../wire/wire-format.js';
 import type { ChatDialect, ChatRequestContext, DialectJsonRequest } from './chat-dialect.js';
 import {
   checkHealth,
@@ -32,7 +36,7 @@ import {
   type HttpEngineOptions,
   signalOf,
 } from './engine-requests.js';
-import type { HttpClient, HttpStreamResponse } from './http-client.js';
+import type { HttpClient, HttpJsonResponse, HttpStreamResponse } from './http-client.js';
 import { type TextToolCall, ToolsAsText } from './tools-as-text.js';
 
 /** Options of an `HttpChatEngine`: the server, its wire dialect, and how requests are sent. */
@@ -54,6 +58,12 @@ export interface HttpChatEngineOptions extends HttpEngineOptions {
   /** Values never to show in errors and logs (API keys). */
   readonly secrets?: readonly (string | undefined)[];
 }
+
+/** The offered tools of an engine that does not read tool calls from text: none, shared by every call. */
+const NO_TEXT_TOOLS: OfferedToolSet = Object.freeze({
+  names: new Set<string>(),
+  parametersOf: () => undefined,
+});
 
 /** Receives `tool-call format for <model>: <names> (from template|parser|family|name|config)` and the choice. */
 export type ToolCallFormatLog = (message: string, choice: ToolCallFormatChoice) => void;
@@ -160,16 +170,27 @@ export class HttpChatEngine implements InferenceEngine {
     read: GenerateOptions,
   ): Promise<GenerateResult> {
     const startedMs = this.#clock.monotonicMs();
-    const path = this.#dialect.chatPath;
-    const body = this.#dialect.buildBody(messages, options, false);
-    const response = await this.#call({ path, model: options.model }, () =>
-      this.#http.requestJson({ path, body, model: options.model, ...signalOf(options) }),
-    );
+    const dialect = this.#dialect;
+    const path = dialect.chatPath;
+    const { model, signal } = options;
+    const body = dialect.buildBody(messages, options, false);
+    // The steps are written out (no closures) as this runs on every model call.
+    let response: HttpJsonResponse;
+    try {
+      response = await this.#http.requestJson(
+        signal === undefined ? { path, body, model } : { path, body, model, signal },
+      );
+    } catch (error) {
+      throw dialect.describeHttpError(error, { path, model }) ?? error;
+    }
     const ttftSeconds = elapsedSeconds(this.#clock, startedMs);
-    const parsed = this.#wire(path, () =>
-      this.#dialect.parseAnswer(response.body, options.model, this.#makeId),
-    );
-    const tools = textToolSet(read, this.#textToolCalls);
+    let parsed: ParsedCompletion;
+    try {
+      parsed = dialect.parseAnswer(response.body, model, this.#makeId);
+    } catch (error) {
+      throw this.#asEngineError(path, error);
+    }
+    const tools = this.#textToolCalls ? textToolSet(read, true) : NO_TEXT_TOOLS;
     // The server is asked about the model only for an answer that may hold calls written as text.
     let formats: readonly ToolCallFormat[] | undefined;
     if (parsed.toolCalls.length === 0 && parsed.content !== '') {

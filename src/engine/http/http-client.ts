@@ -273,10 +273,9 @@ export class HttpClient {
     const startedMs = this.#logStartMs();
     try {
       const response = await this.#send(request, scope);
-      const restartIdle = () => scope.startTimer('idle');
-      restartIdle();
+      scope.startTimer('idle');
       const limitBytes = this.#options.maxBodyBytes ?? 64 * 1024 * 1024;
-      const text = await readText(response.body, limitBytes, { onPiece: restartIdle });
+      const text = await readText(response.body, limitBytes, false, scope);
       if (text === undefined) throw bodyTooLarge();
       const body = parseJson(text, this.#redact);
       this.#log(request, { attempt: attempts, startedMs, status: response.statusCode });
@@ -396,9 +395,7 @@ export class HttpClient {
 
   async #statusFailure(response: TransportResponse): Promise<AttemptFailure> {
     const status = response.statusCode;
-    const text = await readText(response.body, ERROR_BODY_BYTES, { truncate: true }).catch(
-      () => '',
-    );
+    const text = await readText(response.body, ERROR_BODY_BYTES, true).catch(() => '');
     // Redacted before it is shortened, so that a cut cannot leave half a key behind.
     const message = extractErrorMessage(this.#redact(text ?? ''));
     const detail = `HTTP ${status}${message === '' ? '' : `: ${message}`}`;
@@ -510,45 +507,60 @@ function parseBaseUrl(baseUrl: string): URL {
 
 /**
  * Reads a body as UTF-8 text; `undefined` when it exceeds `limitBytes` (or, with `truncate`, the first part).
- * `onPiece` is called after each piece that arrives. Read by its events rather than its async iterator, which
- * costs a promise and a set of stream listeners per piece on the path of every answer.
+ * Each piece that arrives restarts the idle wait of `scope`, when given. Read by its events rather than its
+ * async iterator, which costs a promise and a set of stream listeners per piece on the path of every answer.
  */
 function readText(
   body: IncomingMessage,
   limitBytes: number,
-  options: { readonly truncate?: boolean; readonly onPiece?: () => void } = {},
+  truncate: boolean,
+  scope?: AttemptScope,
 ): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     if (body.destroyed) {
       reject(body.errored ?? prematureClose());
       return;
     }
-    const parts: Buffer[] = [];
+    // Most answers arrive in one piece: kept as it is, without a list or a copy.
+    let first: Buffer | undefined;
+    let parts: Buffer[] | undefined;
     let size = 0;
-    const { onPiece } = options;
-    const finish = (text: string | undefined) => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-      resolve(text);
+    const text = (): string => {
+      if (parts !== undefined) return Buffer.concat(parts, size).toString('utf8');
+      return first === undefined ? '' : first.toString('utf8');
+    };
+    // The promise settles once: what the body emits after that (its close) changes nothing, so the listeners
+    // are plain `on` ones (a `once` wrapper costs a closure per listener) and are left to go with the body.
+    let done = false;
+    const finish = (result: string | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(result);
     };
     const onData = (part: Buffer) => {
-      onPiece?.();
-      parts.push(part);
+      scope?.startTimer('idle');
+      if (first === undefined) first = part;
+      else if (parts === undefined) parts = [first, part];
+      else parts.push(part);
       size += part.length;
-      if (size <= limitBytes) return;
+      if (done || size <= limitBytes) return;
       body.destroy();
-      finish(options.truncate === true ? Buffer.concat(parts).toString('utf8') : undefined);
+      finish(truncate ? text() : undefined);
     };
-    const onEnd = () => finish(Buffer.concat(parts).toString('utf8'));
-    const onError = (error: Error) => reject(error);
+    const onEnd = () => finish(text());
+    const fail = (error: Error) => {
+      if (done) return;
+      done = true;
+      reject(error);
+    };
     // A body destroyed without an error (its connection closed) ends before its end: as its iterator would say.
-    const onClose = () => reject(prematureClose());
+    const onClose = () => {
+      if (!done) fail(prematureClose());
+    };
     body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
-    body.once('close', onClose);
+    body.on('end', onEnd);
+    body.on('error', fail);
+    body.on('close', onClose);
   });
 }
 

@@ -92,14 +92,15 @@ export class HttpTransport {
         agent: this.#agent,
       });
       this.#inFlight.set(req, undefined);
-      req.once('close', () => {
+      // Each of these is emitted once per request: plain listeners (a `once` wrapper costs a closure each).
+      req.on('close', () => {
         abort.onAbort(undefined);
         this.#inFlight.delete(req);
       });
-      req.once('socket', (socket) => {
+      req.on('socket', (socket) => {
         if (socket.connecting) this.#limitConnect(req, socket);
       });
-      req.once('response', (res) => {
+      req.on('response', (res) => {
         // Its reader sees every error through its own listeners; none may go unhandled when nobody reads.
         res.on('error', ignore);
         if (this.#inFlight.has(req)) this.#inFlight.set(req, res);
