@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Dispatcher } from 'undici';
 import {
   type Clock,
   createRedactor,
@@ -67,9 +66,12 @@ export interface HttpClientOptions extends TimeoutOptions {
   readonly clock?: Clock;
 }
 
+/** The HTTP methods an engine request may use. */
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS' | 'PATCH';
+
 /** One request: a path under the base URL, an optional JSON body, and per-request overrides. */
 export interface HttpRequest {
-  readonly method?: Dispatcher.HttpMethod;
+  readonly method?: HttpMethod;
   /** Path under the base URL, starting with `/`. */
   readonly path: string;
   /** Sent as JSON when present. */
