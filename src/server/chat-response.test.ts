@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bearerKeyMatches } from './bearer-auth.js';
-import { chunkOf, completionOf, usageChunkOf, usageOf } from './chat-response.js';
+import { chunkOf, completionJson, completionOf, usageChunkOf, usageOf } from './chat-response.js';
 
 const identity = { id: 'chatcmpl-1', created: 1_700_000_000, model: 'm' };
 
@@ -36,6 +36,22 @@ describe('OpenAI response shapes', () => {
       completion_tokens: 3,
       total_tokens: 5,
     });
+  });
+
+  it('writes the completion as JSON text equal to the completion object, whatever the content holds', () => {
+    const results = [
+      { content: 'partial', toolResults: [], turns: 3, metadata: { max_turns_exceeded: true } },
+      {
+        content: 'quote " backslash \\ newline \n tab \t nul \u0000 emoji 😀 lone \ud800 </script>',
+        toolResults: [],
+        turns: 1,
+        metadata: { usage: { promptTokens: 7, completionTokens: Number.NaN, totalTokens: 1e21 } },
+      },
+    ];
+    for (const result of results) {
+      const text = completionJson({ ...identity, model: 'a "model"' }, result);
+      expect(text).toBe(JSON.stringify(completionOf({ ...identity, model: 'a "model"' }, result)));
+    }
   });
 
   it('builds chunks: usage null on each when usage was asked for, then a usage chunk without choices', () => {

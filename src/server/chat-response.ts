@@ -65,8 +65,10 @@ export function finishReasonOf(result: Pick<AgentResult, 'metadata'>): OpenAIFin
 /** The `chat.completion` answering a finished run. */
 export function completionOf(identity: CompletionIdentity, result: AgentResult): ChatCompletion {
   return {
-    ...identity,
+    id: identity.id,
     object: 'chat.completion',
+    created: identity.created,
+    model: identity.model,
     choices: [
       {
         index: 0,
@@ -76,6 +78,26 @@ export function completionOf(identity: CompletionIdentity, result: AgentResult):
     ],
     usage: usageOf(result),
   };
+}
+
+/**
+ * `completionOf(identity, result)` as JSON text, written in one pass (no intermediate objects): the body of a
+ * non-streamed answer.
+ */
+export function completionJson(identity: CompletionIdentity, result: AgentResult): string {
+  const usage = usageOf(result);
+  return (
+    `{"id":${JSON.stringify(identity.id)},"object":"chat.completion","created":${jsonNumber(identity.created)},` +
+    `"model":${JSON.stringify(identity.model)},"choices":[{"index":0,"message":{"role":"assistant",` +
+    `"content":${JSON.stringify(result.content)}},"finish_reason":"${finishReasonOf(result)}"}],` +
+    `"usage":{"prompt_tokens":${jsonNumber(usage.prompt_tokens)},"completion_tokens":${jsonNumber(usage.completion_tokens)},` +
+    `"total_tokens":${jsonNumber(usage.total_tokens)}}}`
+  );
+}
+
+/** A number as `JSON.stringify` writes it (`null` for NaN and infinities). */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
 }
 
 /** A chunk with one choice: the role (first chunk), a content delta, or the finish reason (last). */

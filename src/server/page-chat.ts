@@ -7,7 +7,7 @@ import { type ChatRunSettings, runFailure } from './chat-run.js';
 import { frameStream } from './chat-sse.js';
 import { ApiError, invalidRequest } from './openai-error.js';
 import { safeJson } from './page-json.js';
-import { RequestDeadline } from './request-deadline.js';
+import { clientConnectionOf, RequestDeadline } from './request-deadline.js';
 import { limitRequestBody, requireApiKey, requireJsonBody } from './request-guards.js';
 
 /** Options of `createPageChat`: the system, the server's agent and tools, its key and limits. */
@@ -107,7 +107,7 @@ async function startChat(
   options: PageChatOptions,
 ): Promise<Response> {
   const release = options.acquire();
-  const deadline = new RequestDeadline(c.req.raw.signal, options.requestTimeoutMs);
+  const deadline = new RequestDeadline(clientConnectionOf(c), options.requestTimeoutMs);
   const done = () => {
     deadline.dispose();
     release();

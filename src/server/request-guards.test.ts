@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRegistries } from '../core/index.js';
 import { Jarvis } from '../sdk/index.js';
+import type { JarvisSystem } from '../system/index.js';
 import { assistantReply, ScriptedEngine } from '../testing/index.js';
+import { createJarvisServer } from './jarvis-server.js';
 import { hostName } from './request-guards.js';
 import { type RunningJarvisServer, startJarvisServer } from './start-server.js';
 
@@ -74,6 +76,39 @@ describe('the DNS-rebinding guard of a server on a loopback address', () => {
         error: { code: 'host_not_allowed', message: expect.stringContaining('127.0.0.1') },
       });
     }
+  });
+});
+
+describe('the Host check on every route of the app', () => {
+  const app = createJarvisServer({
+    system: {} as JarvisSystem,
+    allowedHosts: ['localhost'],
+    apiKey: 'sk-test',
+  });
+
+  it('refuses a foreign Host on every registered route and on unknown paths, before anything else', async () => {
+    const routes = app.routes.map((route) => ({
+      method: route.method === 'ALL' ? 'GET' : route.method,
+      path: route.path.replace(/:\w+/g, 'x').replace(/\*$/, 'anything'),
+    }));
+    routes.push({ method: 'GET', path: '/no/such/path' }, { method: 'POST', path: '/v1/nothing' });
+    expect(routes.map((route) => route.path)).toContain('/v1/chat/completions');
+    for (const { method, path } of routes) {
+      const answer = await app.request(path, {
+        method,
+        headers: { host: 'attacker.example', 'content-type': 'application/json' },
+        ...(method === 'GET' || method === 'HEAD' ? {} : { body: '{}' }),
+      });
+      expect(answer.status, `${method} ${path}`).toBe(403);
+    }
+  });
+
+  it('accepts the allowed Host again after refusing another one', async () => {
+    const headers = (host: string) => ({ headers: { host } });
+    expect((await app.request('/v1/models', headers('localhost:8000'))).status).toBe(401);
+    expect((await app.request('/v1/models', headers('evil:8000'))).status).toBe(403);
+    expect((await app.request('/v1/models', headers('localhost:8000'))).status).toBe(401);
+    expect((await app.request('/v1/nothing', headers('localhost'))).status).toBe(401);
   });
 });
 
