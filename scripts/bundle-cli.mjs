@@ -1,11 +1,14 @@
 // Bundles the built `jarvis` CLI (dist/cli/main.js, from tsc) into dist/bin/: one entry plus lazily loaded
 // chunks. Node 20 spends about 1 ms of module-loader work per ES module, and `jarvis tools list` reaches some
-// 180 of them; as a few chunks the same code starts about three times faster. Packages stay external, and the
+// 180 of them; as a few chunks the same code starts about three times faster. A command loads only the chunks
+// of the modules it reaches: imports of a folder's index are bundled as imports of the modules behind them
+// (directBarrelImports), so `jarvis tools list` loads no engine, agent or store. Packages stay external, and the
 // global registries are shared with the library through a well-known symbol (src/core/registries.ts), so a
 // module loaded with --import registers its tools where the CLI looks for them.
 // Usage: node scripts/bundle-cli.mjs [distFolder]   (default: dist)
+import { readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -28,6 +31,147 @@ export async function externalPackages() {
   return names.flatMap((name) => [name, `${name}/*`]);
 }
 
+/** `import {…} from './x.js'` (or `export {…} from`), on one line (tsc) or several (esbuild's transform). */
+const NAMED_FROM = /^(import|export)\s*\{([^}]*)\}\s*from\s*(['"])(\.{1,2}\/[^'"]+)\3;?/gm;
+
+/** `export { a, b as c };`: an export list without `from` (how esbuild's transform writes re-exports). */
+const EXPORT_LIST = /^export\s*\{([^}]*)\}\s*;/gm;
+
+/**
+ * Barrels imported as they are: core is small and every command needs most of it, so one chunk of it beats the
+ * dozen that direct imports split it into.
+ */
+const KEPT_BARRELS = ['core'];
+
+/** `a as b` -> ['a', 'b']; `a` -> ['a', 'a']. */
+function specifierNames(specifier) {
+  const [imported, local = imported] = specifier.trim().split(/\s+as\s+/);
+  return [imported, local];
+}
+
+/** The names of a `{…}` list, without type-only ones and the empty entry of a trailing comma. */
+function specifiersOf(list) {
+  return list.split(',').filter((part) => part.trim() !== '' && !/^\s*type\s/.test(part));
+}
+
+/**
+ * The names a module passes on from other modules (`export {…} from`, or an import it exports again):
+ * exported name -> the module and its name there.
+ * @returns {Map<string, { file: string, name: string }>}
+ */
+function reexportsOf(path, cache) {
+  let found = cache.get(path);
+  if (found !== undefined) return found;
+  found = new Map();
+  const imported = new Map();
+  const text = readFileSync(path, 'utf8');
+  for (const [, keyword, list, , specifier] of text.matchAll(NAMED_FROM)) {
+    const file = resolve(dirname(path), specifier);
+    for (const [name, alias] of specifiersOf(list).map(specifierNames)) {
+      (keyword === 'export' ? found : imported).set(alias, { file, name });
+    }
+  }
+  for (const [, list] of text.matchAll(EXPORT_LIST)) {
+    for (const [local, exported] of specifiersOf(list).map(specifierNames)) {
+      const binding = imported.get(local);
+      if (binding !== undefined) found.set(exported, binding);
+    }
+  }
+  cache.set(path, found);
+  return found;
+}
+
+/** The module that defines what `file` exports as `name` (following re-exports), or undefined if it is not re-exported. */
+function definitionOf(file, name, cache) {
+  let binding = reexportsOf(file, cache).get(name);
+  if (binding === undefined) return undefined;
+  for (let hops = 0; hops < 20; hops += 1) {
+    const next = reexportsOf(binding.file, cache).get(binding.name);
+    if (next === undefined) return binding;
+    binding = next;
+  }
+  return undefined;
+}
+
+/** A relative import specifier from `fromDir` to `file`. */
+function relativeSpecifier(fromDir, file) {
+  const path = relative(fromDir, file).split('\\').join('/');
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
+/** One `import {…} from '<barrel>'` line as imports of the defining modules; the line itself when a name is unknown. */
+function directLine(line, keyword, specifiers, barrelPath, fromDir, cache) {
+  const byFile = new Map();
+  for (const specifier of specifiersOf(specifiers)) {
+    const [imported, local] = specifierNames(specifier);
+    const binding = definitionOf(barrelPath, imported, cache);
+    if (binding === undefined) return line;
+    const names = byFile.get(binding.file) ?? [];
+    names.push(binding.name === local ? local : `${binding.name} as ${local}`);
+    byFile.set(binding.file, names);
+  }
+  return [...byFile]
+    .map(
+      ([file, names]) =>
+        `${keyword} { ${names.join(', ')} } from '${relativeSpecifier(fromDir, file)}';`,
+    )
+    .join('\n');
+}
+
+/**
+ * An esbuild plugin: a static import of a folder's `index.js` (a barrel re-exporting the folder's modules)
+ * becomes imports of the modules that define the imported names. esbuild splits code by file: a file reached by
+ * a static import, even of a name nobody uses, lands in the chunk every command importing the barrel loads, so
+ * through the barrels `jarvis tools list` loaded every engine, agent and store. Imports stay as they are in the
+ * sources (cross-folder imports go through the folder's index); dynamic `import()`s of a barrel are unchanged.
+ */
+export function directBarrelImports(dist) {
+  const root = resolve(dist);
+  return {
+    name: 'direct-barrel-imports',
+    setup(build) {
+      const cache = new Map();
+      build.onLoad({ filter: /\.js$/ }, async (args) => {
+        if (!args.path.startsWith(`${root}/`)) return undefined;
+        const text = await readFile(args.path, 'utf8');
+        const fromDir = dirname(args.path);
+        const contents = text.replace(NAMED_FROM, (line, keyword, list, _quote, specifier) => {
+          const barrel = resolve(fromDir, specifier);
+          if (basename(barrel) !== 'index.js') return line;
+          if (KEPT_BARRELS.some((folder) => barrel === join(root, folder, 'index.js'))) return line;
+          return directLine(line, keyword, list, barrel, fromDir, cache);
+        });
+        return { contents, loader: 'js', resolveDir: fromDir };
+      });
+    },
+  };
+}
+
+/**
+ * An esbuild plugin: the bundled commander requires `node:child_process` when its module loads (Node loads it
+ * in several ms) though it spawns only for executable subcommands, which `jarvis` has none of; it is required
+ * on the first spawn instead. Fails the build should commander's source change shape.
+ */
+export function lazyCommanderChildProcess() {
+  const eager = "const childProcess = require('node:child_process');";
+  const lazy =
+    "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };";
+  return {
+    name: 'lazy-commander-child-process',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const uses = text.match(/childProcess\.\w+/g) ?? [];
+        if (!text.includes(eager) || uses.some((use) => use !== 'childProcess.spawn'))
+          throw new Error(
+            `${args.path}: commander's use of node:child_process changed; update bundle-cli.mjs`,
+          );
+        return { contents: text.replace(eager, lazy), loader: 'js' };
+      });
+    },
+  };
+}
+
 /** Bundles `<dist>/cli/main.js` into `<dist>/bin/jarvis.js` and its chunks. */
 export async function bundleCli(dist) {
   const outdir = join(dist, 'bin');
@@ -43,10 +187,15 @@ export async function bundleCli(dist) {
     // Packages stay external, except commander: bundled, `jarvis --help` parses one file instead of seven.
     external: await externalPackages(),
     chunkNames: 'chunk-[hash]',
+    // Node parses every byte it loads: without comments and whitespace, commander (half of `jarvis --help`'s
+    // code) and the rest load in about half the bytes. Names stay (no identifier minification).
+    minifyWhitespace: true,
+    minifySyntax: true,
     // commander is CommonJS: give the bundled copy the `require` it calls (for node: builtins).
     banner: {
       js: "import { createRequire as __jarvisRequire } from 'node:module'; const require = __jarvisRequire(import.meta.url);",
     },
+    plugins: [directBarrelImports(dist), lazyCommanderChildProcess()],
     logLevel: 'warning',
   });
 }

@@ -9,9 +9,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { packageVersion } = await import('./package-version.js');
   process.stdout.write(`${packageVersion()}\n`);
 } else {
-  const { processIo } = await import('./cli-io.js');
-  const { runCli } = await import('./program.js');
-  const code = await runCli(argv, processIo());
+  const { runMain } = await import('./cli-main.js');
+  const code = await runMain(argv);
   process.exitCode = code;
   // Everything the command opened is closed by now; should a stray handle remain, do not hang on it.
   setTimeout(() => process.exit(code), 3_000).unref();

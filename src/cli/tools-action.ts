@@ -1,28 +1,28 @@
-import { type JarvisSystem, type ToolCatalogEntry, toolJson } from '../system/index.js';
+import { mcpToolCatalog, type ToolCatalogEntry, toolCatalog, toolJson } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticText, listText } from './cli-output.js';
 import type { ListFlags } from './command-flags.js';
-import { openJarvis } from './jarvis-options.js';
 import { firstLine, formatTable, outputWidth } from './table.js';
+import { openToolListing, type ToolListing } from './tool-listing.js';
 
-/** `jarvis tools list`: every registered tool, built without opening a database or probing an engine. */
+/**
+ * `jarvis tools list`: every registered tool, built without opening a database or probing an engine (and
+ * without loading any engine, agent or store module: see `openToolListing`).
+ */
 export async function runToolsList(flags: ListFlags, io: CliIo): Promise<void> {
-  const jarvis = await openJarvis(flags, io);
+  const listing = await openToolListing(flags, io);
   try {
-    const { toolCatalog } = await import('../system/index.js');
-    const system = await jarvis.system();
-    const local = toolCatalog(system, { env: io.env });
-    const catalog = [...local, ...(await mcpCatalog(system, io))];
+    const local = toolCatalog(listing, { env: io.env });
+    const catalog = [...local, ...(await mcpCatalog(listing, io))];
     io.stdout.write(flags.json === true ? toolsJson(catalog) : toolsTable(catalog, io));
   } finally {
-    await jarvis.close();
+    await listing.close();
   }
 }
 
 /** The tools of the configured MCP servers (connecting them); a server that fails is a warning on stderr. */
-async function mcpCatalog(system: JarvisSystem, io: CliIo): Promise<readonly ToolCatalogEntry[]> {
-  const { mcpToolCatalog } = await import('../system/index.js');
-  const { entries, warnings } = await mcpToolCatalog(system, io.signal);
+async function mcpCatalog(listing: ToolListing, io: CliIo): Promise<readonly ToolCatalogEntry[]> {
+  const { entries, warnings } = await mcpToolCatalog(listing, io.signal);
   for (const warning of warnings) {
     const text = `MCP server '${warning.server}': ${warning.message}`;
     io.stderr.write(`warning: ${diagnosticText(text, io.session?.redactor)}\n`);

@@ -13,6 +13,7 @@ import {
   OpenAICompatibleEngine,
   RECOMMENDED_MODEL,
 } from '../engine/index.js';
+import { ENGINE_KEYS } from './engine-keys.js';
 import {
   defaultModelsDir,
   type EmbeddedRunSettings,
@@ -23,19 +24,7 @@ import {
 } from './engine-settings.js';
 import { NoModelError } from './no-model-error.js';
 
-/** The built-in engine keys. */
-export const ENGINE_KEYS = [
-  'ollama',
-  'vllm',
-  'llamacpp',
-  'sglang',
-  'lmstudio',
-  'openai',
-  'embedded',
-] as const;
-
-/** One of the built-in engine keys. */
-export type EngineKey = (typeof ENGINE_KEYS)[number];
+export { ENGINE_KEYS, type EngineKey } from './engine-keys.js';
 
 /** Makes the client of one engine; unknown keys are errors naming the known ones. */
 export async function createEngine(

@@ -4,7 +4,6 @@ import {
   EngineRegistry,
   type InferenceEngine,
   MemoryRegistry,
-  ToolRegistry,
   type ToolRegistryEntry,
 } from '../core/index.js';
 import { createEngine, ENGINE_KEYS, type EngineKey } from './builtin-engines.js';
@@ -13,7 +12,7 @@ import type { EngineSettings } from './engine-settings.js';
 import type { SystemRegistries } from './system.js';
 import { BUILTIN_AGENT_ENTRIES } from './system-agents.js';
 import { BUILTIN_MEMORY_ENTRIES, type MemoryBackendClass } from './system-memory.js';
-import { BUILTIN_TOOL_ENTRIES } from './system-tools.js';
+import { BUILTIN_TOOL_ENTRIES, registerBuiltinTools } from './system-tools.js';
 
 /**
  * A built-in engine: its key and how it is made from the engine settings. The engine registry holds `build`
@@ -30,12 +29,8 @@ export const BUILTIN_ENGINE_ENTRIES: readonly BuiltinEngineEntry[] = ENGINE_KEYS
   build: (settings?: EngineSettings) => createEngine(key, settings),
 }));
 
-/** Registers the built-in tools (the global `ToolRegistry` by default); a user's tool under a built-in key stays. */
-export function registerBuiltinTools(
-  tools: WritableRegistry<ToolRegistryEntry> = ToolRegistry,
-): void {
-  registerMissing(tools, registeredClasses(BUILTIN_TOOL_ENTRIES));
-}
+// Defined beside the tool table so that registering the tools loads no agent, engine or memory module.
+export { registerBuiltinTools } from './system-tools.js';
 
 /** Registers the built-in agents (the global `AgentRegistry` by default); idempotent. */
 export function registerBuiltinAgents(

@@ -20,6 +20,7 @@ import {
 } from '../core/index.js';
 import type { ConfirmCallback } from '../tools/index.js';
 import { type BuiltinEntry, builtinBuilder } from './builtin-entry.js';
+import { isTemplateAgent } from './template-agent.js';
 
 /** Everything an agent is constructed with; each agent class takes the options it knows. */
 export interface AgentBuildOptions {
@@ -35,14 +36,7 @@ export interface AgentBuildOptions {
   readonly clock?: Clock | undefined;
 }
 
-/** What `jarvis agents list` says of a template agent (one that cannot be run by its registry key). */
-export const TEMPLATE_AGENT_DESCRIPTION =
-  'template: subclass CustomAgent in code; not runnable by name';
-
-/** True for a registry entry that is a template to subclass (`CustomAgent` itself), not a runnable agent. */
-export function isTemplateAgent(entry: unknown): boolean {
-  return entry === CustomAgent;
-}
+export { isTemplateAgent, TEMPLATE_AGENT_DESCRIPTION } from './template-agent.js';
 
 /**
  * Throws unless `name` is registered and runnable: an unknown name gives `unknown_agent` (listing the runnable

@@ -6,6 +6,7 @@ import {
   NoSuchToolError,
   type Registry,
   type Tool,
+  ToolRegistry,
   type ToolRegistryEntry,
 } from '../core/index.js';
 import {
@@ -26,7 +27,13 @@ import {
   ThinkTool,
   WebSearchTool,
 } from '../tools/index.js';
-import { type BuiltinEntry, builtinBuilder } from './builtin-entry.js';
+import {
+  type BuiltinEntry,
+  builtinBuilder,
+  registeredClasses,
+  registerMissing,
+  type WritableRegistry,
+} from './builtin-entry.js';
 import type { JarvisConfig } from './config/index.js';
 import { webSearchSettings } from './tool-settings.js';
 
@@ -103,6 +110,13 @@ export const BUILTIN_TOOL_ENTRIES: readonly BuiltinToolEntry[] = [
   schedulerTool('resume_scheduled_task', ResumeScheduledTaskTool),
   schedulerTool('cancel_scheduled_task', CancelScheduledTaskTool),
 ];
+
+/** Registers the built-in tools (the global `ToolRegistry` by default); a user's tool under a built-in key stays. */
+export function registerBuiltinTools(
+  tools: WritableRegistry<ToolRegistryEntry> = ToolRegistry,
+): void {
+  registerMissing(tools, registeredClasses(BUILTIN_TOOL_ENTRIES));
+}
 
 /**
  * Makes the tool registered under `name`: built-ins get their dependencies injected, other entries (a user's

@@ -1,8 +1,8 @@
 import { describeError, type JsonSchema, type ToolSpec } from '../core/index.js';
 import { CodeInterpreterTool } from '../tools/index.js';
 import type { JarvisSystem } from './system.js';
-import { isTemplateAgent, TEMPLATE_AGENT_DESCRIPTION } from './system-agents.js';
 import { createRegisteredTool, type ToolDependencies } from './system-tools.js';
+import { isTemplateAgent, TEMPLATE_AGENT_DESCRIPTION } from './template-agent.js';
 
 /** One registered tool as `jarvis tools list` shows it (from its spec). */
 export interface ToolCatalogEntry {

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { $ZodArray, $ZodObject, $ZodOptional, $ZodPipe } from 'zod/v4/core';
-import { ENGINE_KEYS } from '../engines.js';
+import { ENGINE_KEYS } from '../engine-keys.js';
 import {
   customEngineTable,
   engineKey,
