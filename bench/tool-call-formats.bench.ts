@@ -400,14 +400,14 @@ interface Timings {
 
 /**
  * The timing worker (plain JavaScript, started without tsx): builds each case's function from its spec, warms it
- * up and sizes a batch to `targetMs` (doubling batches until one takes half of it), then times `samples` rounds
- * of one batch per case (each right after a batch of its JSON.parse baseline), the cases of one reply size
+ * up (its group's count of runs) and sizes a batch to its group's `targetMs` (doubling batches until one takes half
+ * of it), then times its group's `samples` rounds of one batch per case (each right after a batch of its JSON.parse baseline), the cases of one reply size
  * interleaved, and posts the median µs per run of each and the median of its ratios to the baseline.
  */
 const TIMING_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
-  const { cases, samples, targetMs, formatsUrl, readUrl, models } = workerData;
+  const { cases, plans, formatsUrl, readUrl, models } = workerData;
   const { toolCallFormatsFor } = await import(formatsUrl);
   const { readTextToolCalls } = await import(readUrl);
   const formats = new Map();
@@ -427,14 +427,17 @@ const { parentPort, workerData } = require('node:worker_threads');
     for (let i = 0; i < count; i += 1) sink = run();
     return performance.now() - started;
   };
-  const batchSize = (run) => {
+  const batchSize = (run, targetMs) => {
     for (let count = 1; ; count *= 2) {
       const elapsed = timeRuns(run, count);
       if (elapsed >= targetMs / 2 || count >= 1 << 20) return Math.max(1, Math.round((count * targetMs) / Math.max(elapsed, 0.001)));
     }
   };
   const runs = cases.map((timed) => runOf(timed.spec));
-  const batches = runs.map(batchSize);
+  const planOf = (index) => plans[cases[index].group] ?? plans.default;
+  // Warmed up by a count of runs, not by time: on a loaded machine a time-boxed warm-up gets little CPU.
+  runs.forEach((run, index) => timeRuns(run, planOf(index).warmRuns));
+  const batches = runs.map((run, index) => batchSize(run, planOf(index).targetMs));
   const baselines = cases.map((timed) => cases.findIndex((other) => other.key === timed.baseline));
   const microsOf = (index) => (timeRuns(runs[index], batches[index]) * 1000) / batches[index];
   const perRun = runs.map(() => []);
@@ -443,7 +446,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   // on megabyte cases' time rather than on the kilobyte case that follows one.
   for (const group of new Set(cases.map((timed) => timed.group))) {
     const members = cases.flatMap((timed, index) => (timed.group === group ? [index] : []));
-    for (let sample = 0; sample < samples; sample += 1) {
+    for (let sample = 0; sample < planOf(members[0]).samples; sample += 1) {
       for (const index of members) {
         const base = baselines[index];
         const baseMicros = base === -1 ? undefined : microsOf(base);
@@ -462,22 +465,28 @@ const { parentPort, workerData } = require('node:worker_threads');
 })().catch((error) => { throw error; });
 `;
 
+/** How one group of cases is timed: warm-up runs, then `samples` rounds of a batch of about `targetMs` each. */
+interface TimingPlan {
+  readonly samples: number;
+  readonly targetMs: number;
+  readonly warmRuns: number;
+}
+
 /**
  * Median µs per run of each case, and of its ratio to its baseline batch by batch (a JSON.parse batch timed right
- * before each of its batches), timed in a worker thread that runs the built library without tsx.
+ * before each of its batches), timed in a worker thread that runs the built library without tsx. `plans` by
+ * group (`default` for the others).
  */
 async function timeCases(
   cases: readonly TimedCase[],
-  samples: number,
-  targetMs: number,
+  plans: Readonly<Record<'default' | string, TimingPlan>>,
 ): Promise<Timings> {
   const worker = new Worker(TIMING_WORKER, {
     eval: true,
     execArgv: [],
     workerData: {
       cases,
-      samples,
-      targetMs,
+      plans,
       formatsUrl: distUrl('engine/wire/formats/family-formats.js'),
       readUrl: distUrl('engine/wire/formats/read-text-tool-calls.js'),
       models: FAMILIES.flatMap((family) => (family.model === undefined ? [] : [family.model])),
@@ -661,10 +670,24 @@ function parseTable(input: ParseTableInput): ParseTable {
   return { table: renderTable(title, header, rows), over, wrong };
 }
 
+/**
+ * Kilobyte replies take microseconds: timed in many short batches, so that on a loaded machine (where a process is
+ * often descheduled for milliseconds) most pairs of batches run undisturbed and the median ratio is theirs; a
+ * batch of 20 ms is rarely spared, and the ratio of two disturbed batches swung 3x-26x at load 15-24. Large
+ * replies take milliseconds per read: a few long samples.
+ */
+function timingPlans(samples: number, targetMs: number): Record<string, TimingPlan> {
+  return {
+    small: { samples: samples * 14, targetMs: 0.25, warmRuns: 20_000 },
+    default: { samples, targetMs, warmRuns: 2 },
+  };
+}
+
 async function parseCostReport(sizes: Sizes, samples: number, targetMs: number): Promise<string> {
   const formats = libraryFormats();
   const prepared = prepareParseCases(formats, sizes);
-  const { micros, ratios } = await timeCases(prepared.cases, samples, targetMs);
+  const plans = timingPlans(samples, targetMs);
+  const { micros, ratios } = await timeCases(prepared.cases, plans);
   const common = { micros, ratios, problems: prepared.problems, sizes };
   const read = parseTable({ kind: 'read', families: FAMILIES, ...common });
   const whole = parseTable({ kind: 'whole', families: [...FAMILIES, ...COMMON], ...common });
@@ -675,7 +698,7 @@ async function parseCostReport(sizes: Sizes, samples: number, targetMs: number):
     read.table,
     '',
     whole.table,
-    `baseline: JSON.parse of a {"name", "arguments": {"path", "text"}} document of the same bytes: ${formatSize(sizes.small)} ${json('small')}, ${formatSize(sizes.large)} ${json('arg')} (medians of ${samples} interleaved samples, timed in a worker without tsx; a ratio is the median over the samples of a batch's time to that of a JSON.parse batch timed right before it; the DeepSeek replies are two-byte strings)`,
+    `baseline: JSON.parse of a {"name", "arguments": {"path", "text"}} document of the same bytes: ${formatSize(sizes.small)} ${json('small')}, ${formatSize(sizes.large)} ${json('arg')} (medians of interleaved samples: ${plans.small?.samples} batches of ${plans.small?.targetMs} ms at ${formatSize(sizes.small)}, ${samples} of ${targetMs} ms at ${formatSize(sizes.large)}; timed in a worker without tsx; a ratio is the median over the samples of a batch's time to that of a JSON.parse batch timed right before it; the DeepSeek replies are two-byte strings)`,
     `goal: each family <= ${RATIO_GOAL}x JSON.parse of the same bytes: ${over.length === 0 ? 'met' : `NOT met by ${over.length} of ${FAMILIES.length * 2 + COMMON.length} rows (see the flag column)`}`,
   ];
   if (wrong.length > 0) {

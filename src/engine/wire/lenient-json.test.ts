@@ -8,6 +8,7 @@ import {
   indexBefore,
   jsonMembers,
   jsonString,
+  lastMemberGuess,
   memberSpan,
   readLenientJson,
   readLenientJsonSpan,
@@ -120,6 +121,15 @@ describe('closingQuote and indexBefore', () => {
     expect(closingQuote("it's", 0, "'", 4)).toBe(2);
   });
 
+  it('finds a far closing quote past escaped ones, never at or past the limit', () => {
+    const text = `"${'a\\"'.repeat(20)}${'b'.repeat(40)}" tail "`;
+    const close = text.indexOf('" tail');
+    expect(closingQuote(text, 1, '"', text.length)).toBe(close);
+    expect(closingQuote(text, 1, '"', close + 1)).toBe(close);
+    expect(closingQuote(text, 1, '"', close)).toBe(-1);
+    expect(closingQuote(text, close + 1, '"', text.length - 1)).toBe(-1);
+  });
+
   it('searches only [from, limit), near or far', () => {
     const text = `${'x'.repeat(100)}"${'y'.repeat(100)}`;
     expect(indexBefore(text, '"', 0, 101)).toBe(100);
@@ -227,6 +237,35 @@ describe('jsonMembers / memberSpan / entrySpans', () => {
     ]);
     expect(entrySpans(span(list), 3)).toBeUndefined();
     expect(jsonMembers(span('{}'))).toEqual([]);
+  });
+
+  it('takes a list of one entry as all of its inside, space around it left out', () => {
+    expect(
+      entrySpans(span('[ \n {"a": [1, 2]}\t]'), 1)?.map((member) => slice(member.value)),
+    ).toEqual(['{"a": [1, 2]}']);
+    expect(entrySpans(span('[7]'), 1)?.map((member) => slice(member.value))).toEqual(['7']);
+  });
+
+  it('lastMemberGuess: from the first member written so to the object end; compactJsonText checks it', () => {
+    const guess = (text: string) => slice(lastMemberGuess(span(text), 'arguments'));
+    const guessed = (text: string) => lastMemberGuess(span(text), 'arguments') ?? span('');
+    expect(guess('{"name": "f", "arguments": {"a": 1} }')).toBe('{"a": 1}');
+    expect(guess('{"arguments": {"a": 1}, "name": "f"}')).toBe('{"a": 1}, "name": "f"');
+    expect(guess('{"name": "f"}')).toBeUndefined();
+    expect(guess('{"argument\\u0073": {}}')).toBeUndefined();
+    expect(lastMemberGuess(span('[1]'), 'arguments')).toBeUndefined();
+    // A guess that is not the last member (or not the kept duplicate) gives no compact text: serialised instead.
+    for (const text of [
+      '{"arguments": {"a": 1}, "name": "f"}',
+      '{"arguments": {"a": 1}, "arguments": {"b": 2}}',
+      '{"arguments": {"a": 1}, "argument\\u0073": {"b": 2}}',
+    ]) {
+      const value = (JSON.parse(text) as { arguments: unknown }).arguments;
+      expect(compactJsonText(value, guessed(text)), text).toBeUndefined();
+    }
+    const text = '{"name": "f", "arguments": {"a": "x",\n "b": [1, 2]}}';
+    const value = (JSON.parse(text) as { arguments: unknown }).arguments;
+    expect(compactJsonText(value, guessed(text))).toBe(JSON.stringify(value));
   });
 
   it('does not match a key written with an escape (it could spell the key asked for)', () => {

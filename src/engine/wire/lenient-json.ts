@@ -95,7 +95,7 @@ export function readStrictJson(
   while (index < limit) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
-      const close = closingQuote(text, index + 1, '"', limit);
+      const close = strictStringEnd(text, index + 1, limit);
       if (close === -1) break;
       index = close + 1;
       continue;
@@ -111,6 +111,23 @@ export function readStrictJson(
   }
   unclosed = { text, start, limit };
   return undefined;
+}
+
+/**
+ * The closing quote of the string whose text starts at `from`, before `limit`, or -1. Unlike `closingQuote`, each
+ * search for the next quote is not bounded by `limit` (no copy, no look character by character): the quotes it
+ * passes on the way close strings in order, and only the last search of a scan (one that ends it) can run past
+ * `limit`, once per scan, after which `unclosed` keeps later starts from scanning again.
+ */
+function strictStringEnd(text: string, from: number, limit: number): number {
+  for (let start = from; ; ) {
+    const at = text.indexOf('"', start);
+    if (at === -1 || at >= limit) return -1;
+    let backslash = at - 1;
+    while (backslash >= from && text.charCodeAt(backslash) === BACKSLASH) backslash -= 1;
+    if ((at - 1 - backslash) % 2 === 0) return at;
+    start = at + 1;
+  }
 }
 
 /**
@@ -154,14 +171,33 @@ function isWordStart(code: number): boolean {
  */
 export function closingQuote(text: string, index: number, quote: string, limit: number): number {
   let from = index;
+  const bounded = limit < text.length;
+  if (bounded) {
+    // A near quote is found without a copy; further on, the searches go to one slice of the rest up to `limit`.
+    const code = quote.charCodeAt(0);
+    const near = Math.min(limit, index + NEAR);
+    for (let at = index; at < near; at += 1) {
+      if (text.charCodeAt(at) === code && !isEscaped(text, index, at)) return at;
+    }
+    if (near >= limit) return -1;
+    from = near;
+  }
+  const scope = bounded ? text.slice(from, limit) : text;
+  const offset = bounded ? from : 0;
   for (;;) {
-    const at = indexBefore(text, quote, from, limit);
-    if (at === -1) return -1;
-    let backslash = at - 1;
-    while (backslash >= index && text.charCodeAt(backslash) === BACKSLASH) backslash -= 1;
-    if ((at - 1 - backslash) % 2 === 0) return at;
+    const found = scope.indexOf(quote, from - offset);
+    if (found === -1) return -1;
+    const at = found + offset;
+    if (!isEscaped(text, index, at)) return at;
     from = at + 1;
   }
+}
+
+/** Whether the character at `at` follows an odd run of backslashes that starts at or after `floor`. */
+function isEscaped(text: string, floor: number, at: number): boolean {
+  let backslash = at - 1;
+  while (backslash >= floor && text.charCodeAt(backslash) === BACKSLASH) backslash -= 1;
+  return (at - 1 - backslash) % 2 === 1;
 }
 
 const QUOTE = 0x22;
@@ -455,7 +491,6 @@ function strictValueEnd(text: string, start: number, end: number): number {
  */
 export function compactJsonText(value: unknown, span: JsonSpan): string | undefined {
   const { text, start, end } = span;
-  if (!isWellFormedSpan(span)) return undefined;
   const compact = compactValue(value, text, start, end);
   return compact?.end === end ? compact.text : undefined;
 }
@@ -562,25 +597,31 @@ function tokenEnd(text: string, at: number, end: number): number {
   return after === 0x2e || after === 0x65 || after === 0x45 ? -1 : next;
 }
 
-/** How many keys the objects in a parsed JSON value hold, all levels counted. */
+/**
+ * How many keys the objects in a parsed JSON value hold, all levels counted; -1 when a key or string holds a lone
+ * surrogate (`JSON.stringify` escapes those). Checked on the parsed strings, not on the source: those read from
+ * a one-byte source (or holding only one-byte characters) are one-byte strings, whose check costs nothing.
+ */
 function keyCount(value: unknown, depth: number): number {
+  if (typeof value === 'string') return isWellFormedText(value) ? 0 : -1;
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return 0;
   let count = 0;
   if (Array.isArray(value)) {
-    for (const item of value) count += keyCount(item, depth + 1);
+    for (const item of value) {
+      const inner = keyCount(item, depth + 1);
+      if (inner < 0) return -1;
+      count += inner;
+    }
     return count;
   }
   const object = value as Record<string, unknown>;
   for (const key in object) {
-    if (Object.hasOwn(object, key)) count += 1 + keyCount(object[key], depth + 1);
+    if (!Object.hasOwn(object, key)) continue;
+    const inner = isWellFormedText(key) ? keyCount(object[key], depth + 1) : -1;
+    if (inner < 0) return -1;
+    count += 1 + inner;
   }
   return count;
-}
-
-/** Whether the span holds no lone surrogate (`JSON.stringify` escapes those); one-byte text never does. */
-function isWellFormedSpan({ text, start, end }: JsonSpan): boolean {
-  const part = text.slice(start, end) as string & { isWellFormed?: () => boolean };
-  return part.isWellFormed?.() ?? !LONE_SURROGATE.test(part);
 }
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -602,12 +643,55 @@ export function memberSpan(
   return found;
 }
 
+/**
+ * Where the value of `key` may stand in the strict JSON object at `span`, found without reading past it: from the
+ * first member written `key` (an escaped spelling is not looked for) to the object's end. A guess for
+ * `compactJsonText`, which only takes it when that value ends right where the object does: then it is the last
+ * member, the one `JSON.parse` kept (a member after it, or a later duplicate, makes the guess fail: serialise).
+ */
+export function lastMemberGuess(span: JsonSpan | undefined, key: string): JsonSpan | undefined {
+  if (span === undefined) return undefined;
+  const { text, start, end } = span;
+  if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
+  let at = skipSpaceQuietly(text, start + 1, end);
+  while (at < end && text.charCodeAt(at) === QUOTE) {
+    const close = stringEnd(text, at + 1, end);
+    if (close === -1) return undefined;
+    const named = close - at - 1 === key.length && text.startsWith(key, at + 1);
+    at = skipSpaceQuietly(text, close + 1, end);
+    if (text.charCodeAt(at) !== COLON) return undefined;
+    at = skipSpaceQuietly(text, at + 1, end);
+    if (named) return { text, start: at, end: trimmedEnd(text, at, end - 1) };
+    const valueEnd = strictValueEnd(text, at, end);
+    if (valueEnd === -1) return undefined;
+    at = skipSpaceQuietly(text, valueEnd, end);
+    if (text.charCodeAt(at) !== COMMA) return undefined;
+    at = skipSpaceQuietly(text, at + 1, end);
+  }
+  return undefined;
+}
+
+/** `end` moved back over the white space before it, not before `floor`. */
+function trimmedEnd(text: string, floor: number, end: number): number {
+  let at = end;
+  while (at > floor && isSpace(text.charCodeAt(at - 1))) at -= 1;
+  return at;
+}
+
 /** The spans of a strict JSON list's entries, when `span` is one with `count` entries. */
 export function entrySpans(
   span: JsonSpan | undefined,
   count: number,
 ): readonly JsonMember[] | undefined {
   if (span === undefined || span.text.charCodeAt(span.start) !== OPEN_BRACKET) return undefined;
+  // A strict list of one entry holds nothing else but space around it: no need to find where it ends.
+  if (count === 1) {
+    const { text, start, end } = span;
+    const first = skipSpaceQuietly(text, start + 1, end);
+    return [
+      { key: undefined, value: { text, start: first, end: trimmedEnd(text, first, end - 1) } },
+    ];
+  }
   const members = jsonMembers(span);
   return members?.length === count ? members : undefined;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMarkerIndex } from './text-scan.js';
+import { createAnyFinder, createMarkerIndex } from './text-scan.js';
 
 const MARKERS = [
   '<tool_call>',
@@ -47,5 +47,43 @@ describe('createMarkerIndex', () => {
     expect(holds('<|python_tag|>')).toBe(false);
     expect(createMarkerIndex(MARKERS)('prose <|python_tag|>')('<|python_tag|>')).toBe(true);
     expect(createMarkerIndex(MARKERS)('a <x')('<x')).toBe(true);
+  });
+});
+
+describe('createAnyFinder', () => {
+  const NEEDLES = [
+    '<｜tool▁calls▁begin｜>',
+    '<｜tool_calls_begin｜>',
+    '<｜tool▁calls｜>',
+    '</x>',
+    '</y>',
+    'ab',
+  ];
+
+  it('finds the nearest of several needles as indexOf does, spellings that share a start included (property)', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(...NEEDLES),
+      fc.constantFrom(...NEEDLES).map((needle) => needle.slice(0, -1)),
+      fc.constantFrom('<｜tool', '</', '<', 'a', 'b', ' '),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 14 }),
+        fc.array(fc.nat(40), { maxLength: 8 }),
+        (pieces, steps) => {
+          const text = pieces.join('');
+          const find = createAnyFinder(text, NEEDLES);
+          let from = 0;
+          for (const step of steps) {
+            from += step % 7;
+            const hits = NEEDLES.map((needle) => text.indexOf(needle, from)).filter(
+              (at) => at !== -1,
+            );
+            expect(find(from), `${text} @${from}`).toBe(hits.length === 0 ? -1 : Math.min(...hits));
+          }
+        },
+      ),
+      { numRuns: 500, seed: 16 },
+    );
   });
 });

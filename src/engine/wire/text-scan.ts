@@ -109,7 +109,8 @@ export function cutBlocks<Call>(
   reply: string,
   blocks: readonly CutBlock<Call>[],
 ): { content: string; calls: Call[] } | undefined {
-  const calls = blocks.flatMap((block) => block.calls);
+  const calls: Call[] = [];
+  for (const block of blocks) for (const call of block.calls) calls.push(call);
   if (calls.length === 0) return undefined;
   const pieces: string[] = [];
   let copied = 0;

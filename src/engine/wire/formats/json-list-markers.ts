@@ -3,6 +3,7 @@ import {
   entrySpans,
   type JsonSpan,
   jsonMembers,
+  lastMemberGuess,
   memberSpan,
   readLenientJsonSpan,
 } from '../lenient-json.js';
@@ -199,7 +200,10 @@ export function readJsonCalls(
   const calls: TextCall[] = [];
   let end = fenced ? skipWord(text, open + 3, limit) : start;
   for (;;) {
-    const at = calls.length === 0 ? end : skipSeparators(text, end, limit);
+    const at = calls.length === 0 ? skipSpace(text, end, limit) : skipSeparators(text, end, limit);
+    // Only an object or a list can hold a call: anything else ends the block without being read.
+    const first = text.charCodeAt(at);
+    if (at >= limit || (first !== OPEN_BRACE && first !== OPEN_BRACKET)) break;
     const value = readLenientJsonSpan(text, at, limit);
     if (value === undefined) break;
     const found = callsOf(value.value, entry, tools, value.span);
@@ -260,11 +264,14 @@ export function createCallEntry(options: CallEntryOptions = {}): EntryReader {
     const argumentsKey = argumentKeys.find((key) => Object.hasOwn(value, key));
     if (argumentsKey === undefined && options.requireArguments === true) return undefined;
     if (argumentsKey === undefined) return { name, arguments: '{}' };
-    const args = argumentsText(value[argumentsKey], spanOf(span, argumentsKey));
+    const args = argumentsText(value[argumentsKey], lastMemberGuess(span, argumentsKey));
     return args === undefined ? undefined : { name, arguments: args };
   };
   return read;
 }
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 
 /** `{"name": …, "arguments" | "parameters": …}`; no arguments key means no arguments. */
 export const callEntry: EntryReader = createCallEntry();
@@ -275,7 +282,7 @@ export const nameKeyedEntry: EntryReader = (value, tools, span) => {
   const keys = Object.keys(value);
   const name = keys[0];
   if (keys.length !== 1 || name === undefined || !tools.names.has(name)) return undefined;
-  const args = argumentsText(value[name], spanOf(span, name));
+  const args = argumentsText(value[name], lastMemberGuess(span, name));
   return args === undefined ? undefined : { name, arguments: args };
 };
 
