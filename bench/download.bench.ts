@@ -8,11 +8,13 @@
 // streams. curl verifies nothing, so `curl, then sha256sum` is the reference for a pull that checks the SHA-256, and
 // `undici fetch -> file` (Node's own HTTP client, no ipull) shows what a Node process reaches on the same machine.
 // CPU time per case (curl's from the shell's `times`, a pull's from `process.cpuUsage`, both without the hub) tells
-// the cost per byte apart from the load of a shared machine.
+// the cost per byte apart from the load of a shared machine; the hub's own CPU time per case (from /proc, Linux)
+// shows what each client makes the server do on the same 2 cores (ipull: a size probe whose body it never reads,
+// 3 connections, one ranged GET per 5 MiB chunk; curl: one GET).
 // Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick]`.
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +88,28 @@ function curlAvailable(): boolean {
 interface Sample {
   readonly wallMs: number;
   readonly cpuMs: number;
+}
+
+/** A sample with the hub process's CPU time during it (NaN where /proc cannot tell). */
+interface HubSample extends Sample {
+  readonly hubCpuMs: number;
+}
+
+/** User + system CPU time of a process from /proc/<pid>/stat (Linux, 100 ticks per second), NaN elsewhere. */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs one case in a fresh folder and adds the hub's CPU time spent meanwhile. */
+async function measureCase(c: Case, hubPid: number | undefined): Promise<HubSample> {
+  const hubBefore = processCpuMs(hubPid);
+  const sample = await inFreshFolder(c.run);
+  return { ...sample, hubCpuMs: processCpuMs(hubPid) - hubBefore };
 }
 
 /** Seconds of bash's `times` line (`0m0.123s 0m0.045s`: user and system) as milliseconds, summed. */
@@ -203,19 +227,24 @@ interface Case {
   readonly run: (directory: string) => Promise<Sample>;
 }
 
-/** One row per case: median throughput and its ratio to the first case (curl), median CPU time and its ratio. */
-function formatReport(cases: readonly Case[], samples: ReadonlyMap<string, Sample[]>): string {
+/**
+ * One row per case: median throughput and its ratio to the first case (curl), median CPU time and its ratio, and
+ * the hub's median CPU time during the case.
+ */
+function formatReport(cases: readonly Case[], samples: ReadonlyMap<string, HubSample[]>): string {
   const wallMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.wallMs));
   const cpuMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.cpuMs));
+  const hubMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.hubCpuMs));
   const rate = (name: string) => FILE_BYTES / MB / (wallMs(name) / 1000);
   const first = cases[0]?.name ?? '';
   const rows = cases.map((c) => {
     const ratio = `${(rate(c.name) / rate(first)).toFixed(3)}x`;
     const cpuRatio = `${(cpuMs(c.name) / cpuMs(first)).toFixed(1)}x`;
-    return `${c.name.padEnd(44)}  ${rate(c.name).toFixed(1).padStart(8)}  ${wallMs(c.name).toFixed(0).padStart(9)}  ${ratio.padStart(6)}  ${cpuMs(c.name).toFixed(0).padStart(6)}  ${cpuRatio.padStart(6)}`;
+    const hub = Number.isNaN(hubMs(c.name)) ? '-' : hubMs(c.name).toFixed(0);
+    return `${c.name.padEnd(44)}  ${rate(c.name).toFixed(1).padStart(8)}  ${wallMs(c.name).toFixed(0).padStart(9)}  ${ratio.padStart(6)}  ${cpuMs(c.name).toFixed(0).padStart(6)}  ${cpuRatio.padStart(6)}  ${hub.padStart(6)}`;
   });
   return [
-    `${'case'.padEnd(44)}  ${'MB/s'.padStart(8)}  ${'median ms'.padStart(9)}  ${'ratio'.padStart(6)}  ${'CPU ms'.padStart(6)}  ${'CPU x'.padStart(6)}`,
+    `${'case'.padEnd(44)}  ${'MB/s'.padStart(8)}  ${'median ms'.padStart(9)}  ${'ratio'.padStart(6)}  ${'CPU ms'.padStart(6)}  ${'CPU x'.padStart(6)}  ${'hub ms'.padStart(6)}`,
     ...rows,
   ].join('\n');
 }
@@ -237,7 +266,8 @@ export async function downloadBench(options: DownloadBenchOptions = {}): Promise
     linked,
     `SHA-256 of a ${(FILE_BYTES / MB).toFixed(1)} MB file already on disk alone: ${hashMs.toFixed(0)} ms`,
     `load average (1, 5, 15 min) before: ${loadBefore}; after: ${formatLoad()} (${cpus().length} cores)`,
-    'goal: pullModel (with SHA-256) >= 0.9x curl throughput; ratio = MB/s over curl, CPU x = CPU time over curl',
+    'goal: pullModel (with SHA-256) >= 0.9x curl throughput; ratio = MB/s over curl, CPU x = CPU time over curl,',
+    'hub ms = CPU time of the hub process during the case (the server shares the 2 cores with the client)',
   ].join('\n');
 }
 
@@ -270,13 +300,13 @@ async function measureAgainstCurl(
       : []),
   ];
   try {
-    const measured = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
+    const measured = new Map<string, HubSample[]>(cases.map((c) => [c.name, []]));
     for (const c of cases) await inFreshFolder(c.run); // warm up: page cache, JIT, the hub's first connection
     for (let sample = 0; sample < samples; sample += 1) {
       // Rotated each sample, so no case always follows the same one (the case after curl + sha256sum ran with
       // the page cache curl's file left behind and always came out dearer).
       const order = cases.map((_, i) => cases[(i + sample) % cases.length] as Case);
-      for (const c of order) measured.get(c.name)?.push(await inFreshFolder(c.run));
+      for (const c of order) measured.get(c.name)?.push(await measureCase(c, hub.child.pid));
     }
     return formatReport(cases, measured);
   } finally {

@@ -8,6 +8,8 @@ import { IncrementalFileHash } from './incremental-hash.js';
 const SIZE = 3 * 1024 * 1024 + 123;
 const CONTENT = randomFillSync(new Uint8Array(SIZE));
 const SHA256 = createHash('sha256').update(CONTENT).digest('hex');
+/** How long to wait for the hasher to catch up: a worker thread can take seconds to start on a loaded machine. */
+const CATCH_UP = { timeout: 15_000, interval: 20 };
 
 let directory = '';
 let path = '';
@@ -67,7 +69,7 @@ describe.each([
   it('hashes pieces written in order from the written bytes, before finish, never reading the file', async () => {
     const hash = newHash(SIZE, [gone()]);
     for (const [start, end] of pieces(65_536)) await write(hash, start, end);
-    await expect.poll(() => hash.hashedBytes).toBe(SIZE);
+    await expect.poll(() => hash.hashedBytes, CATCH_UP).toBe(SIZE);
     expect(await hash.finish()).toBe(SHA256);
   });
 
@@ -161,9 +163,9 @@ describe.each([
     const hash = newHash();
     hash.present(0, 1_000_000);
     hash.present(1_000_000, 2_000_000);
-    await expect.poll(() => hash.hashedBytes).toBe(2_000_000);
+    await expect.poll(() => hash.hashedBytes, CATCH_UP).toBe(2_000_000);
     await write(hash, 2_000_000, SIZE);
-    await expect.poll(() => hash.hashedBytes).toBe(SIZE);
+    await expect.poll(() => hash.hashedBytes, CATCH_UP).toBe(SIZE);
     expect(await hash.finish()).toBe(SHA256);
   });
 
@@ -207,7 +209,7 @@ describe.each([
     const hash = newHash(SIZE, [path, `${path}.final`], 0);
     await write(hash, 1_000_000, 2_000_000);
     await write(hash, 0, 1_000_000);
-    await expect.poll(() => hash.hashedBytes).toBe(2_000_000);
+    await expect.poll(() => hash.hashedBytes, CATCH_UP).toBe(2_000_000);
     await write(hash, 2_000_000, SIZE);
     await rename(path, `${path}.final`);
     expect(await hash.finish()).toBe(SHA256);
