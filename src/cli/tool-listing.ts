@@ -1,10 +1,7 @@
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   AgentRegistry,
   createRedactor,
   EngineRegistry,
-  JarvisError,
   MemoryRegistry,
   type Redactor,
   ToolRegistry,
@@ -12,6 +9,7 @@ import {
 import type { McpToolListing, McpToolSource } from '../mcp/index.js';
 import {
   configSecrets,
+  importModules,
   type JarvisConfig,
   type JarvisSystem,
   loadConfig,
@@ -79,23 +77,4 @@ function listingOf(config: JarvisConfig, redact: Redactor): ToolListing {
       await (await source?.catch(() => undefined))?.close();
     },
   };
-}
-
-/** Imports modules (paths relative to `cwd`, or package names) so they can register tools, as the SDK does. */
-async function importModules(specifiers: readonly string[], cwd: string): Promise<void> {
-  for (const specifier of specifiers) {
-    const target =
-      specifier.startsWith('.') || isAbsolute(specifier)
-        ? pathToFileURL(resolve(cwd, specifier)).href
-        : specifier;
-    try {
-      await import(target);
-    } catch (error) {
-      throw new JarvisError({
-        code: 'invalid_argument',
-        message: `Could not import '${specifier}': ${error instanceof Error ? error.message : String(error)}`,
-        cause: error,
-      });
-    }
-  }
 }

@@ -1,10 +1,9 @@
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { type AgentStreamEvent, type InferenceEngine, JarvisError } from '../core/index.js';
 import {
   type BuildSystemOptions,
   buildSystem,
   type ConfigWarning,
+  importModules,
   type JarvisConfig,
   type JarvisSystem,
   loadConfig,
@@ -130,25 +129,6 @@ function systemOptions(options: JarvisOptions, config: JarvisConfig): BuildSyste
     config,
     ...(typeof engine === 'string' ? { engineKey: engine } : { engine }),
   };
-}
-
-/** Imports modules (paths relative to `cwd`, or package names) so they can register tools and agents. */
-async function importModules(specifiers: readonly string[], cwd: string): Promise<void> {
-  for (const specifier of specifiers) {
-    const target =
-      specifier.startsWith('.') || isAbsolute(specifier)
-        ? pathToFileURL(resolve(cwd, specifier)).href
-        : specifier;
-    try {
-      await import(target);
-    } catch (error) {
-      throw new JarvisError({
-        code: 'invalid_argument',
-        message: `Could not import '${specifier}': ${error instanceof Error ? error.message : String(error)}`,
-        cause: error,
-      });
-    }
-  }
 }
 
 function closedError(): JarvisError {

@@ -116,6 +116,7 @@ export {
   getEngine,
   OPENAI_API_BASE_URL,
 } from './engines.js';
+export { importModules } from './import-modules.js';
 export { type MemoryResultJson, memoryResultJson } from './memory-result-json.js';
 export { type ModelHubSettings, modelHubSettings } from './model-hub-settings.js';
 export { NoModelError, type NoModelErrorOptions } from './no-model-error.js';
