@@ -10,7 +10,8 @@ import { BaseTool } from '../tools/index.js';
 import { formatIsoInstant } from './instant.js';
 import { pythonJsonDumps } from './python-json.js';
 import { SchedulerError } from './scheduler-error.js';
-import { type TaskScheduler, toolNames } from './task-scheduler.js';
+import { splitToolList } from './store-rows.js';
+import type { TaskScheduler } from './task-scheduler.js';
 import { taskToDict } from './task-view.js';
 import { effectiveTools, toolsNotAllowed } from './tool-allowance.js';
 
@@ -166,7 +167,7 @@ async function resumeRefusal(
 ): Promise<string | undefined> {
   const task = await scheduler.getTask(taskId);
   const refused = toolsNotAllowed(
-    effectiveTools(toolNames(task.tools), task.agent),
+    effectiveTools(splitToolList(task.tools), task.agent),
     runTools(context),
   );
   if (refused.length === 0) return undefined;
