@@ -64,7 +64,6 @@ export {
   type OpenAICompatibleEngineOptions,
 } from './openai/openai-compatible.js';
 export {
-  TOOL_CALL_FORMAT_NAMES,
   TOOL_CALL_FORMATS,
   toolCallFormatsFor,
   toolCallFormatsNamed,
@@ -79,6 +78,7 @@ export {
   withToolInstructions,
   writeToolCalls,
 } from './wire/formats/format-instructions.js';
+export { TOOL_CALL_FORMAT_NAMES } from './wire/formats/format-names.js';
 export {
   type FoundTextToolCalls,
   type ReadTextToolCallsOptions,

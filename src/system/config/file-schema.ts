@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
+import { TOOL_CALL_FORMAT_NAMES } from '../../engine/index.js';
 import { ENGINE_KEYS } from '../engine-keys.js';
 import { mcpSection } from './mcp-schema.js';
-import { TOOL_CALL_FORMAT_NAMES } from './tool-call-format-names.js';
 import {
   choice,
   ENGINE_KEY_PATTERN,

@@ -1,6 +1,7 @@
 import { JarvisError, unknownNameMessage } from '../../../core/index.js';
 import { commandRFormat } from './command-r.js';
 import { deepseekV3Format, deepseekV31Format, deepseekV32Format } from './deepseek.js';
+import { TOOL_CALL_FORMAT_NAMES } from './format-names.js';
 import { functionaryV31Format, functionaryV32Format } from './functionary.js';
 import { glmFormat } from './glm.js';
 import { gptOssFormat } from './gpt-oss.js';
@@ -71,9 +72,6 @@ export const TOOL_CALL_FORMATS: readonly ToolCallFormat[] = [
   xlamFormat,
   gigaChat3Format,
 ];
-
-/** The names `toolCallFormatsNamed` takes. */
-export const TOOL_CALL_FORMAT_NAMES: readonly string[] = TOOL_CALL_FORMATS.map((f) => f.name);
 
 /**
  * The formats to read replies with when the configuration names the model's format: that one first, then the

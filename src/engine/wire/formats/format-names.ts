@@ -1,7 +1,7 @@
 /**
- * The names `[engine] tool_call_format` accepts: the engine's `TOOL_CALL_FORMAT_NAMES`, in its order. Listed
- * here so that reading the config loads none of the format parsers behind that list (some 90 KB that `jarvis
- * tools list` would parse for nothing); tool-call-format-names.test.ts checks the two lists stay the same.
+ * The names `[engine] tool_call_format` accepts, in the order the formats are tried: a module of its own (no
+ * parser code), so that reading the config does not load the format parsers (some 90 KB `jarvis tools list`
+ * would parse for nothing). family-formats.ts keeps its table in this order (format-names.test.ts checks it).
  */
 export const TOOL_CALL_FORMAT_NAMES: readonly string[] = [
   'qwen3-coder',
