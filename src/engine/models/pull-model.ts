@@ -363,27 +363,49 @@ async function download(
   signal: AbortSignal | undefined,
   partialPath: string,
 ): Promise<void> {
+  // The signal is not handed to node-llama-cpp: its abort listener calls `cancel()` without waiting for it or
+  // catching it, so a failure of ipull's closing rename became an unhandled rejection (seen in CI). Our own
+  // listener cancels, and `stopped` waits for that cancel, which is the one that closes the file.
+  let cancelling: Promise<void> | undefined;
+  const onAbort = (): void => {
+    cancelling = cancelQuietly(downloader);
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await downloader.download(signal === undefined ? {} : { signal });
+    if (signal?.aborted === true) onAbort();
+    else await downloader.download();
   } catch (error) {
-    await stopped(downloader, partialPath);
+    await stopped(downloader, partialPath, cancelling);
     throwIfAborted(signal);
     throw new ModelPullError(
       'download_failed',
       `download interrupted: ${describeError(error)}; run the same pull again to resume`,
       error,
     );
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
   if (signal?.aborted === true) {
     // ipull can resolve an aborted download and rename its file afterwards: wait for that as after a failure.
-    await stopped(downloader, partialPath);
+    await stopped(downloader, partialPath, cancelling);
     throwIfAborted(signal);
   }
 }
 
-/** Cancels a stopped download and waits until ipull has closed its partial file (see `partialClosed`). */
-async function stopped(downloader: ModelDownloader, partialPath: string): Promise<void> {
-  await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+function cancelQuietly(downloader: ModelDownloader): Promise<void> {
+  return downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+}
+
+/**
+ * Cancels a stopped download and waits until ipull has closed its partial file: the first cancel is the one that
+ * renames it (a later one returns at once), then `partialClosed` in case ipull closed it on its own.
+ */
+async function stopped(
+  downloader: ModelDownloader,
+  partialPath: string,
+  cancelling?: Promise<void>,
+): Promise<void> {
+  await (cancelling ?? cancelQuietly(downloader));
   await partialClosed(partialPath);
 }
 
