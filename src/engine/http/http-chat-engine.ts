@@ -110,8 +110,23 @@ export class HttpChatEngine implements InferenceEngine {
    * Sends the conversation and resolves to the whole answer. A server that refuses the offered tools gets them
    * described in the prompt instead (see `ToolsAsText`), for this call and the model's later ones.
    */
-  async generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
-    if (this.#toolsAsText.uses(options)) return this.#generateAsText(messages, options);
+  generate(messages: readonly Message[], options: GenerateOptions): Promise<GenerateResult> {
+    try {
+      if (this.#toolsAsText.uses(options)) return this.#generateAsText(messages, options);
+      // Without calls read from text there is no fallback to catch a refusal for: the request's own promise is
+      // the answer (one async step less on every model call).
+      if (!this.#textToolCalls) return this.#generateOnce(messages, options, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#generateOrFallBack(messages, options);
+  }
+
+  /** One request; a server that refuses its tools gets them as text instead. */
+  async #generateOrFallBack(
+    messages: readonly Message[],
+    options: GenerateOptions,
+  ): Promise<GenerateResult> {
     try {
       return await this.#generateOnce(messages, options, options);
     } catch (error) {
@@ -194,7 +209,10 @@ export class HttpChatEngine implements InferenceEngine {
     // The server is asked about the model only for an answer that may hold calls written as text.
     let formats: readonly ToolCallFormat[] | undefined;
     if (parsed.toolCalls.length === 0 && parsed.content !== '') {
-      formats = (await this.#formatChoice(read, tools))?.formats;
+      // Without tools to look for, the choice is the configured one: no await (a promise and a turn) for it.
+      const choice =
+        tools.names.size === 0 ? this.#configured : await this.#formatChoice(read, tools);
+      formats = choice?.formats;
       if (options.signal?.aborted) throw this.#cancelled(response, options.signal.reason);
     }
     return toGenerateResult(withTextToolCalls(parsed, tools, this.#makeId, formats), ttftSeconds);

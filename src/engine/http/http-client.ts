@@ -27,7 +27,7 @@ import {
   resolveTimeouts,
   type TimeoutOptions,
 } from './http-timeouts.js';
-import { HttpTransport, type TransportResponse } from './http-transport.js';
+import { HttpTransport, type TransportRequest, type TransportResponse } from './http-transport.js';
 import { type EngineRequestLog, type EngineRequestLogEntry, reportRequest } from './request-log.js';
 
 export { extractErrorMessage, parseRetryAfterMs } from './http-failures.js';
@@ -166,10 +166,22 @@ export class HttpClient {
   /** Sends a request and resolves to its parsed 2xx JSON body, retrying transient failures. */
   async requestJson(request: HttpRequest): Promise<HttpJsonResponse> {
     const deadline = this.#deadline(request);
+    // The retry loop written out (no closure per request): this runs on every model call.
+    let acceptedTimeouts = 0;
     try {
-      return await this.#withRetries(request, deadline, (attempts) =>
-        this.#attemptJson(request, deadline, attempts),
-      );
+      for (let attempts = 1; ; attempts += 1) {
+        try {
+          return await this.#attemptJson(request, deadline, attempts);
+        } catch (error) {
+          acceptedTimeouts = await this.#retryOrThrow(
+            request,
+            deadline,
+            error,
+            attempts,
+            acceptedTimeouts,
+          );
+        }
+      }
     } finally {
       deadline.dispose();
     }
@@ -207,24 +219,45 @@ export class HttpClient {
     deadline: RequestDeadline,
     attempt: (attempts: number) => Promise<T>,
   ): Promise<T> {
-    const maxAttempts = 1 + Math.max(0, request.maxRetries ?? this.#options.maxRetries ?? 2);
     let acceptedTimeouts = 0;
     for (let attempts = 1; ; attempts += 1) {
       try {
         return await attempt(attempts);
       } catch (error) {
-        const failure =
-          error instanceof AttemptFailure
-            ? error
-            : unexpectedFailure(error, this.#timeouts, request.model);
-        if (failure.extra.acceptedTimeout === true) acceptedTimeouts += 1;
-        // A server that took the request and went silent is given one more chance, never more.
-        if (!failure.retriable || attempts >= maxAttempts || acceptedTimeouts > 1) {
-          throw this.#engineError(request, failure, attempts);
-        }
-        await this.#pause(request, deadline, failure, attempts);
+        acceptedTimeouts = await this.#retryOrThrow(
+          request,
+          deadline,
+          error,
+          attempts,
+          acceptedTimeouts,
+        );
       }
     }
+  }
+
+  /**
+   * After a failed attempt: throws the request's `EngineError` when it is not worth another attempt, else waits
+   * out the backoff and resolves to the count of accepted-then-silent timeouts so far.
+   */
+  async #retryOrThrow(
+    request: HttpRequest,
+    deadline: RequestDeadline,
+    error: unknown,
+    attempts: number,
+    acceptedTimeoutsBefore: number,
+  ): Promise<number> {
+    const maxAttempts = 1 + Math.max(0, request.maxRetries ?? this.#options.maxRetries ?? 2);
+    const failure =
+      error instanceof AttemptFailure
+        ? error
+        : unexpectedFailure(error, this.#timeouts, request.model);
+    const acceptedTimeouts = acceptedTimeoutsBefore + (failure.extra.acceptedTimeout ? 1 : 0);
+    // A server that took the request and went silent is given one more chance, never more.
+    if (!failure.retriable || attempts >= maxAttempts || acceptedTimeouts > 1) {
+      throw this.#engineError(request, failure, attempts);
+    }
+    await this.#pause(request, deadline, failure, attempts);
+    return acceptedTimeouts;
   }
 
   async #pause(
@@ -274,7 +307,9 @@ export class HttpClient {
     const scope = this.#openScope(request, deadline);
     const startedMs = this.#logStartMs();
     try {
-      const response = await this.#send(request, scope);
+      // #send written out (one async step less on every model call).
+      const response = await this.#transport.send(this.#transportRequest(request, scope));
+      if (!isSuccess(response.statusCode)) throw await this.#statusFailure(response);
       scope.startTimer('idle');
       const limitBytes = this.#options.maxBodyBytes ?? 64 * 1024 * 1024;
       const text = await readText(response.body, limitBytes, false, scope);
@@ -381,18 +416,22 @@ export class HttpClient {
   }
 
   async #send(request: HttpRequest, scope: AttemptScope): Promise<TransportResponse> {
+    const response = await this.#transport.send(this.#transportRequest(request, scope));
+    if (isSuccess(response.statusCode)) return response;
+    throw await this.#statusFailure(response);
+  }
+
+  /** What the transport sends for `request`; its timeouts are the scope's own timers, which abort it. */
+  #transportRequest(request: HttpRequest, scope: AttemptScope): TransportRequest {
     const hasBody = request.body !== undefined;
     const headers = hasBody ? this.#jsonHeaders : this.#baseHeaders;
-    // Timeouts are our own timers (first byte, idle, deadline), which abort the request through its signal.
-    const response = await this.#transport.send({
+    return {
       path: `${this.#prefix}${request.path}`,
       method: request.method ?? (hasBody ? 'POST' : 'GET'),
       headers: request.headers === undefined ? headers : { ...headers, ...request.headers },
       body: hasBody ? JSON.stringify(request.body) : null,
       abort: scope,
-    });
-    if (response.statusCode >= 200 && response.statusCode < 300) return response;
-    throw await this.#statusFailure(response);
+    };
   }
 
   async #statusFailure(response: TransportResponse): Promise<AttemptFailure> {
@@ -527,18 +566,10 @@ function readText(
     let first: Buffer | undefined;
     let parts: Buffer[] | undefined;
     let size = 0;
-    const text = (): string => {
-      if (parts !== undefined) return Buffer.concat(parts, size).toString('utf8');
-      return first === undefined ? '' : first.toString('utf8');
-    };
     // The promise settles once: what the body emits after that (its close) changes nothing, so the listeners
     // are plain `on` ones (a `once` wrapper costs a closure per listener) and are left to go with the body.
+    // Four closures and nothing else per body: this runs on every answer.
     let done = false;
-    const finish = (result: string | undefined) => {
-      if (done) return;
-      done = true;
-      resolve(result);
-    };
     const onData = (part: Buffer) => {
       scope?.startTimer('idle');
       if (first === undefined) first = part;
@@ -546,24 +577,41 @@ function readText(
       else parts.push(part);
       size += part.length;
       if (done || size <= limitBytes) return;
+      done = true;
       body.destroy();
-      finish(truncate ? text() : undefined);
+      resolve(truncate ? joinText(first, parts, size) : undefined);
     };
-    const onEnd = () => finish(text());
-    const fail = (error: Error) => {
+    const onEnd = () => {
+      if (done) return;
+      done = true;
+      resolve(joinText(first, parts, size));
+    };
+    const onError = (error: Error) => {
       if (done) return;
       done = true;
       reject(error);
     };
     // A body destroyed without an error (its connection closed) ends before its end: as its iterator would say.
     const onClose = () => {
-      if (!done) fail(prematureClose());
+      if (done) return;
+      done = true;
+      reject(prematureClose());
     };
     body.on('data', onData);
     body.on('end', onEnd);
-    body.on('error', fail);
+    body.on('error', onError);
     body.on('close', onClose);
   });
+}
+
+/** The text of a body read in one piece (`first`) or in several (`parts`, `size` bytes in all). */
+function joinText(first: Buffer | undefined, parts: Buffer[] | undefined, size: number): string {
+  if (parts !== undefined) return Buffer.concat(parts, size).toString('utf8');
+  return first === undefined ? '' : first.toString('utf8');
+}
+
+function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
 function prematureClose(): Error {

@@ -62,7 +62,7 @@ export type TimeoutKind = 'first_byte' | 'idle' | 'deadline';
 export class RequestDeadline {
   #controller: AbortController | undefined;
   #expired = false;
-  #listener: (() => void) | undefined;
+  #listener: DeadlineListener | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly deadlineMs: number;
 
@@ -86,13 +86,13 @@ export class RequestDeadline {
     return this.#expired;
   }
 
-  /** Calls `listener` when the deadline passes (one listener at a time: the attempt running). */
-  onExpire(listener: () => void): void {
+  /** Tells `listener` when the deadline passes (one listener at a time: the attempt running). */
+  onExpire(listener: DeadlineListener): void {
     this.#listener = listener;
   }
 
-  /** Stops calling `listener` (when it is still the one set). */
-  offExpire(listener: () => void): void {
+  /** Stops telling `listener` (when it is still the one set). */
+  offExpire(listener: DeadlineListener): void {
     if (this.#listener === listener) this.#listener = undefined;
   }
 
@@ -104,8 +104,13 @@ export class RequestDeadline {
   #expire(): void {
     this.#expired = true;
     this.#controller?.abort();
-    this.#listener?.();
+    this.#listener?.deadlinePassed();
   }
+}
+
+/** What a deadline tells when it passes: an object rather than a function, so that an attempt needs no closure. */
+export interface DeadlineListener {
+  deadlinePassed(): void;
 }
 
 /** What aborts one request: the transport sets its listener while the request runs. */
@@ -122,7 +127,7 @@ export interface AbortHook {
  * Aborting calls one listener (the request's) rather than an `AbortSignal`, which would cost an event target
  * and its listener bookkeeping on every request.
  */
-export class AttemptScope implements AbortHook {
+export class AttemptScope implements AbortHook, DeadlineListener {
   /** The wait that ran out, when one did. */
   timedOut: TimeoutKind | undefined;
   cancelled = false;
@@ -134,11 +139,9 @@ export class AttemptScope implements AbortHook {
   #aborted = false;
   #reason: unknown;
   #listener: ((reason: unknown) => void) | undefined;
-  readonly #onCallerAbort = () => {
-    this.cancelled = true;
-    this.#abort(this.#callerSignal?.reason);
-  };
-  readonly #onDeadline = () => this.#expire('deadline');
+  /** Made only for a call with a signal; the one timer callback serves both waits (it reads `#timerKind`). */
+  readonly #onCallerAbort: (() => void) | undefined;
+  readonly #onTimer = () => this.#expire(this.#timerKind);
 
   constructor(
     callerSignal: AbortSignal | undefined,
@@ -148,11 +151,23 @@ export class AttemptScope implements AbortHook {
     this.#callerSignal = callerSignal;
     this.#deadline = deadline;
     this.timeouts = timeouts;
-    callerSignal?.addEventListener('abort', this.#onCallerAbort, { once: true });
-    deadline.onExpire(this.#onDeadline);
-    if (callerSignal?.aborted) this.#onCallerAbort();
-    else if (deadline.expired) this.#onDeadline();
+    if (callerSignal !== undefined) {
+      const onCallerAbort = () => {
+        this.cancelled = true;
+        this.#abort(callerSignal.reason);
+      };
+      this.#onCallerAbort = onCallerAbort;
+      callerSignal.addEventListener('abort', onCallerAbort, { once: true });
+    }
+    deadline.onExpire(this);
+    if (callerSignal?.aborted) this.#onCallerAbort?.();
+    else if (deadline.expired) this.deadlinePassed();
     this.startTimer('first_byte');
+  }
+
+  /** The request's overall deadline passed: the attempt is aborted as timed out. */
+  deadlinePassed(): void {
+    this.#expire('deadline');
   }
 
   /** Whether the attempt was aborted (cancelled, or a wait ran out). */
@@ -174,8 +189,11 @@ export class AttemptScope implements AbortHook {
     }
     this.stopTimer();
     const ms = kind === 'first_byte' ? this.timeouts.firstByteMs : this.timeouts.idleMs;
-    this.#timer = setTimeout(() => this.#expire(kind), ms);
     this.#timerKind = kind;
+    // Unreferenced: the request's socket keeps the process alive while it runs, and Node keeps the timer list
+    // of an unreferenced duration when it empties (a referenced one is freed and made again on every request).
+    this.#timer = setTimeout(this.#onTimer, ms);
+    this.#timer.unref();
   }
 
   stopTimer(): void {
@@ -185,8 +203,9 @@ export class AttemptScope implements AbortHook {
 
   dispose(): void {
     this.stopTimer();
-    this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
-    this.#deadline.offExpire(this.#onDeadline);
+    if (this.#onCallerAbort !== undefined)
+      this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#deadline.offExpire(this);
   }
 
   #expire(kind: TimeoutKind): void {

@@ -77,18 +77,15 @@ export class HttpTransport {
   send(request: TransportRequest): Promise<TransportResponse> {
     return new Promise((resolve, reject) => {
       const { abort, body } = request;
-      const headers =
-        body === null
-          ? request.headers
-          : { ...request.headers, 'content-length': Buffer.byteLength(body) };
       const target = this.#target;
+      // No content-length of our own: `end(body)` on a request whose headers are not sent yet sets it.
       const req = this.#request({
         protocol: target.protocol,
         hostname: target.hostname,
         port: target.port,
         method: request.method,
         path: request.path,
-        headers,
+        headers: request.headers,
         agent: this.#agent,
       });
       this.#inFlight.set(req, undefined);
