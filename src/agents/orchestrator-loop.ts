@@ -1,11 +1,13 @@
 import {
   type AgentResult,
+  addUsage,
   type EventBus,
   type GenerateResult,
   type Message,
   type ToolCall,
   type ToolResult,
   throwIfAborted,
+  untilAborted,
   ZERO_USAGE,
 } from '../core/index.js';
 import type { ExecuteOptions, ToolExecutor } from '../tools/index.js';
@@ -24,13 +26,7 @@ import {
   withFinalAnswer,
 } from './run-results.js';
 import type { StopCondition } from './stop-conditions.js';
-import {
-  answerText,
-  engineTurn,
-  recordExchange,
-  runTurnLoop,
-  type TurnLoopState,
-} from './turn-loop.js';
+import { answerText, recordExchange, runTurnLoop, type TurnLoopState } from './turn-loop.js';
 
 /** What the function-calling loop needs from its agent. */
 export interface FunctionCallingDeps {
@@ -115,9 +111,13 @@ async function runTurn(
   turn: number,
 ): Promise<AgentResult | undefined> {
   run.emit?.({ type: 'turn_start', turn });
-  const answer = await engineTurn(state, turn, () =>
+  // `engineTurn` written out (no closure and no async step of its own): this runs on every model call.
+  const answer = await untilAborted(
     deps.callModel(run.messages, turn, run.signal, run.emit),
+    run.signal,
   );
+  state.turns = turn;
+  state.usage = addUsage(state.usage, answer.usage ?? ZERO_USAGE);
   // Engines written in plain JavaScript may leave fields out; the loop must not crash on them.
   const raw = answerText(answer);
   const content = raw === '' ? '' : stripThinkTags(raw);

@@ -17,5 +17,10 @@ export function isStopConditionMet(
   conditions: readonly StopCondition[],
   progress: LoopProgress,
 ): boolean {
-  return conditions.some((condition) => condition(progress));
+  // A plain loop (no closure per check): this runs before every turn.
+  for (let index = 0; index < conditions.length; index += 1) {
+    const condition = conditions[index];
+    if (condition?.(progress)) return true;
+  }
+  return false;
 }

@@ -315,7 +315,9 @@ export class HttpClient {
       const text = await readText(response.body, limitBytes, false, scope);
       if (text === undefined) throw bodyTooLarge();
       const body = parseJson(text, this.#redact);
-      this.#log(request, { attempt: attempts, startedMs, status: response.statusCode });
+      // The step is only built when there is a log to write it to.
+      if (this.#options.onRequest !== undefined)
+        this.#log(request, { attempt: attempts, startedMs, status: response.statusCode });
       return { status: response.statusCode, headers: response.headers, body, attempts };
     } catch (error) {
       const failure = this.#classify(error, scope, request);

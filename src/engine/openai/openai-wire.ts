@@ -82,7 +82,8 @@ export function parseChatCompletion(
   }
   const split = splitReasoning(contentText(message.content));
   const fieldReasoning = reasoningField(message);
-  const toolCalls = normalizeToolCalls(toolCallList(message.tool_calls), makeId);
+  const rawCalls = toolCallList(message.tool_calls);
+  const toolCalls = rawCalls.length === 0 ? [] : normalizeToolCalls(rawCalls, makeId);
   return {
     content: split.content,
     reasoning: joinReasoning(fieldReasoning, split.reasoning),
@@ -120,13 +121,16 @@ export function contentText(content: unknown): string {
 }
 
 function toolCallList(value: unknown): RawToolCall[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((item) => {
+  const calls: RawToolCall[] = [];
+  if (!Array.isArray(value)) return calls;
+  // A plain loop (no callback and no one-element array per call): this runs on every answer.
+  for (const item of value) {
     const call = asRecord(item);
     const fn = asRecord(call?.function);
-    if (call === undefined || fn === undefined || typeof fn.name !== 'string') return [];
-    return [{ id: call.id, name: fn.name, arguments: argumentsText(fn.arguments) }];
-  });
+    if (call === undefined || fn === undefined || typeof fn.name !== 'string') continue;
+    calls.push({ id: call.id, name: fn.name, arguments: argumentsText(fn.arguments) });
+  }
+  return calls;
 }
 
 /** OpenAI usage to core usage: missing or malformed counts become 0, a missing total is the sum. */
