@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createAnyFinder, createMarkerIndex } from './text-scan.js';
+import { createAnyFinder, createFenceTracker, createMarkerIndex, joinPieces } from './text-scan.js';
 
 const MARKERS = [
   '<tool_call>',
@@ -85,5 +85,56 @@ describe('createAnyFinder', () => {
       ),
       { numRuns: 500, seed: 16 },
     );
+  });
+});
+
+/** joinPieces as first written, with `trim()`: the index-based one must give the same text. */
+function joinPiecesByTrim(pieces: readonly string[]): string {
+  const parts: string[] = [];
+  let gap = '';
+  for (const piece of pieces) {
+    const core = piece.trim();
+    if (core === '') {
+      if (gap === '') gap = piece;
+      continue;
+    }
+    const lead = piece.slice(0, piece.length - piece.trimStart().length);
+    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
+    parts.push(core);
+    gap = piece.slice(piece.trimEnd().length);
+  }
+  return parts.join('');
+}
+
+describe('joinPieces', () => {
+  it('trims as trim() does, every Unicode space and line terminator included (property)', () => {
+    const SPACES = [' ', '\n', '\r\n', '\t', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a'];
+    const OTHERS = ['\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b', '\u0085'];
+    const piece = fc.array(
+      fc.constantFrom(...SPACES, ...OTHERS, '\u180e', '\u001f', 'a', 'b.', '｜'),
+      {
+        maxLength: 6,
+      },
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 5 }), (parts) => {
+        const pieces = parts.map((chars) => chars.join(''));
+        expect(joinPieces(pieces)).toBe(joinPiecesByTrim(pieces));
+      }),
+      { numRuns: 2000, seed: 16 },
+    );
+  });
+});
+
+describe('createFenceTracker', () => {
+  it('tells fences apart as positions grow, skipping what a cut-out call held', () => {
+    const text = 'a ``` b ``` c ``` d';
+    const fences = createFenceTracker(text);
+    expect(fences.isInside(0)).toBe(false);
+    expect(fences.isInside(text.indexOf('b'))).toBe(true);
+    expect(fences.isInside(text.indexOf('c'))).toBe(false);
+    fences.skipTo(text.indexOf('d'));
+    expect(fences.isInside(text.length)).toBe(false);
+    expect(createFenceTracker('no fence').isInside(5)).toBe(false);
   });
 });

@@ -20,13 +20,20 @@ export function createFinder(text: string, needle: string): Finder {
   };
 }
 
-/** The nearest hit of several needles (each a `createFinder`), or -1. */
+/**
+ * The nearest hit of several needles, or -1: one search per needle and hit (each needle's next hit is kept, as
+ * `createFinder` keeps it), held in one list of numbers rather than a finder per needle.
+ */
 export function createAnyFinder(text: string, needles: readonly string[]): Finder {
-  const finders = needles.map((needle) => createFinder(text, needle));
+  const hits = needles.map(() => -2);
   return (from) => {
     let best = -1;
-    for (const find of finders) {
-      const hit = find(from);
+    for (let index = 0; index < hits.length; index += 1) {
+      let hit = hits[index] as number;
+      if (hit !== -1 && hit < from) {
+        hit = text.indexOf(needles[index] as string, from);
+        hits[index] = hit;
+      }
       if (hit !== -1 && (best === -1 || hit < best)) best = hit;
     }
     return best;
@@ -59,42 +66,94 @@ export interface FenceTracker {
 
 /** Counts ``` fences from the start of `text` as positions are asked about, in linear time overall. */
 export function createFenceTracker(text: string): FenceTracker {
-  const nextFence = createFinder(text, '```');
-  let from = 0;
-  let inside = false;
-  return {
-    isInside(index) {
-      for (let fence = nextFence(from); fence !== -1 && fence < index; fence = nextFence(from)) {
-        inside = !inside;
-        from = fence + 3;
-      }
-      return inside;
-    },
-    skipTo(index) {
-      if (index > from) from = index;
-    },
-  };
+  return new Fences(text);
+}
+
+/** One object (no closures) per reply: every reader makes one, most for a reply without a fence. */
+class Fences implements FenceTracker {
+  /** The next fence at or after `from` (-2: not searched yet, -1: none). */
+  private next = -2;
+  private from = 0;
+  private inside = false;
+  private readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  isInside(index: number): boolean {
+    for (let fence = this.fenceFrom(this.from); fence !== -1 && fence < index; ) {
+      this.inside = !this.inside;
+      this.from = fence + 3;
+      fence = this.fenceFrom(this.from);
+    }
+    return this.inside;
+  }
+
+  skipTo(index: number): void {
+    if (index > this.from) this.from = index;
+  }
+
+  private fenceFrom(from: number): number {
+    if (this.next === -1 || this.next >= from) return this.next;
+    this.next = this.text.indexOf('```', from);
+    return this.next;
+  }
 }
 
 /**
  * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the whitespace
- * that stood on the left of the cut, or else the whitespace on its right.
+ * that stood on the left of the cut, or else the whitespace on its right. (`trim()`'s white space, found by index:
+ * one slice per piece kept instead of a trimmed copy of each side.)
  */
 export function joinPieces(pieces: readonly string[]): string {
-  const parts: string[] = [];
+  let out = '';
+  let started = false;
   let gap = '';
   for (const piece of pieces) {
-    const core = piece.trim();
-    if (core === '') {
+    const start = trimmedStart(piece);
+    if (start === piece.length) {
       if (gap === '') gap = piece;
       continue;
     }
-    const lead = piece.slice(0, piece.length - piece.trimStart().length);
-    if (parts.length > 0) parts.push(gap === '' ? lead : gap);
-    parts.push(core);
-    gap = piece.slice(piece.trimEnd().length);
+    const end = trimmedEnd(piece, start);
+    if (started) out += gap === '' ? piece.slice(0, start) : gap;
+    out += start === 0 && end === piece.length ? piece : piece.slice(start, end);
+    started = true;
+    gap = end === piece.length ? '' : piece.slice(end);
   }
-  return parts.join('');
+  return out;
+}
+
+/** The index of the first character of `text` that `trim()` keeps (`text.length` when none). */
+function trimmedStart(text: string): number {
+  let at = 0;
+  while (at < text.length && isTrimmedSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+/** The index after the last character of `text` that `trim()` keeps, not before `floor`. */
+function trimmedEnd(text: string, floor: number): number {
+  let at = text.length;
+  while (at > floor && isTrimmedSpace(text.charCodeAt(at - 1))) at -= 1;
+  return at;
+}
+
+/** What `String.prototype.trim` removes: ECMAScript WhiteSpace (Unicode Zs, BOM, tabs) and LineTerminator. */
+function isTrimmedSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /** A stretch of a reply `[start, end)` that held calls and is cut out of the text. */
@@ -112,13 +171,14 @@ export function cutBlocks<Call>(
   const calls: Call[] = [];
   for (const block of blocks) for (const call of block.calls) calls.push(call);
   if (calls.length === 0) return undefined;
-  const pieces: string[] = [];
+  const pieces: string[] = new Array(blocks.length + 1);
   let copied = 0;
-  for (const block of blocks) {
-    pieces.push(reply.slice(copied, block.start));
+  for (let index = 0; index < blocks.length; index += 1) {
+    const block = blocks[index] as CutBlock<Call>;
+    pieces[index] = reply.slice(copied, block.start);
     copied = block.end;
   }
-  pieces.push(reply.slice(copied));
+  pieces[blocks.length] = reply.slice(copied);
   return { content: joinPieces(pieces), calls };
 }
 
