@@ -92,6 +92,16 @@ describe.each([
     expect(await blind.finish()).toBeUndefined();
   });
 
+  it('keeps no written bytes with holdBytes 0: reads each grown prefix back from the file', async () => {
+    const hash = newHash(SIZE, [path], 0);
+    for (const [start, end] of pieces(65_536)) await write(hash, start, end);
+    await expect.poll(() => hash.hashedBytes, CATCH_UP).toBe(SIZE);
+    expect(await hash.finish()).toBe(SHA256);
+    const blind = newHash(SIZE, [gone()], 0);
+    for (const [start, end] of pieces(65_536)) await write(blind, start, end);
+    expect(await blind.finish()).toBeUndefined();
+  });
+
   it('hashes three streams of chunks interleaved as ipull writes them', async () => {
     const hash = newHash(SIZE, [gone()]);
     const chunks = pieces(512 * 1024);

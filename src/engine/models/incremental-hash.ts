@@ -17,7 +17,11 @@ export interface IncrementalFileHashOptions {
    * they are written, which costs less CPU than copying them to a thread).
    */
   readonly worker?: boolean;
-  /** Most bytes of out-of-order writes kept in memory until the bytes before them are written (default 32 MiB). */
+  /**
+   * Most bytes of out-of-order writes kept in memory until the bytes before them are written (default 32 MiB);
+   * 0 keeps none, not even writes that continue the prefix: every byte is then read back from the file (on a
+   * worker thread that costs this thread nothing but a message per grown prefix).
+   */
   readonly holdBytes?: number;
 }
 
@@ -119,7 +123,11 @@ export class IncrementalFileHash {
     }
     this.#insert(start, end);
     this.#forget(start, end);
-    if (data !== undefined && (start === this.#coveredBytes || this.#canHold(data.length))) {
+    if (
+      data !== undefined &&
+      this.#holdBytes > 0 &&
+      (start === this.#coveredBytes || this.#canHold(data.length))
+    ) {
       this.#hold({ start, bytes: data });
     }
     this.#advance();

@@ -2,6 +2,14 @@ import { Worker } from 'node:worker_threads';
 
 /** Largest read of the worker thread (one buffer, reused). */
 const WORKER_READ_BYTES = 4 * 1024 * 1024;
+/**
+ * A grown prefix to read back goes to the thread once it has grown this much since the last message (or after
+ * EXTEND_DELAY_MS): a download's prefix grows with nearly every write, and a message (and a thread wake-up) per
+ * 64 kB write cost the download's thread more than the bytes they stand for.
+ */
+const EXTEND_STEP_BYTES = 4 * 1024 * 1024;
+/** Longest wait before a grown prefix smaller than EXTEND_STEP_BYTES goes to the thread. */
+const EXTEND_DELAY_MS = 20;
 /** Appended bytes are copied into batches of this size, each handed to the thread in one message. */
 const BATCH_BYTES = 2 * 1024 * 1024;
 /** Batches the thread has hashed and handed back, kept for reuse (a fresh one costs its page faults). */
@@ -79,6 +87,11 @@ export class PrefixHashWorker {
   #hashedBytes = 0;
   /** Bytes appended or asked for so far: where the next `append` goes. */
   #queuedBytes = 0;
+  /** Where the last read-back message to the thread ended. */
+  #sentEndBytes = 0;
+  /** A grown prefix not told to the thread yet (`#queuedBytes` is its end), and its timer. */
+  #extendPending = false;
+  #extendTimer: ReturnType<typeof setTimeout> | undefined;
   #batch: Uint8Array<ArrayBuffer> | undefined;
   #batchLength = 0;
   readonly #spares: ArrayBuffer[] = [];
@@ -103,6 +116,7 @@ export class PrefixHashWorker {
   /** The file's next bytes: copied into the current batch, which goes to the thread once full. */
   append(bytes: Uint8Array): void {
     if (this.#ended !== undefined) return;
+    this.#sendExtend();
     this.#queuedBytes += bytes.length;
     let offset = 0;
     while (offset < bytes.length) {
@@ -115,13 +129,21 @@ export class PrefixHashWorker {
     }
   }
 
-  /** Bytes [0, endBytes) are on disk: the thread hashes those not appended, read back from the file. */
+  /**
+   * Bytes [0, endBytes) are on disk: the thread hashes those not appended, read back from the file (told in
+   * steps of EXTEND_STEP_BYTES, or after EXTEND_DELAY_MS).
+   */
   extendTo(endBytes: number): void {
     if (this.#ended !== undefined) return;
     this.#flush();
     if (endBytes <= this.#queuedBytes) return;
     this.#queuedBytes = endBytes;
-    this.#worker.postMessage({ end: endBytes });
+    this.#extendPending = true;
+    if (endBytes - this.#sentEndBytes >= EXTEND_STEP_BYTES) this.#sendExtend();
+    else if (this.#extendTimer === undefined) {
+      this.#extendTimer = setTimeout(() => this.#sendExtend(), EXTEND_DELAY_MS);
+      this.#extendTimer.unref();
+    }
   }
 
   /** Hashes up to `endBytes` and resolves to the hex digest; rejects when the file could not be read. */
@@ -130,6 +152,7 @@ export class PrefixHashWorker {
     if (this.#pending !== undefined)
       return Promise.reject(new Error('a digest is already pending'));
     this.#flush();
+    this.#cancelExtend();
     return new Promise<string>((resolve, reject) => {
       this.#pending = { resolve, reject };
       this.#worker.ref();
@@ -146,6 +169,21 @@ export class PrefixHashWorker {
   #currentBatch(): Uint8Array<ArrayBuffer> {
     this.#batch ??= new Uint8Array(this.#spares.pop() ?? new ArrayBuffer(BATCH_BYTES));
     return this.#batch;
+  }
+
+  /** Tells the thread the grown prefix it has not been told yet. */
+  #sendExtend(): void {
+    if (!this.#extendPending) return;
+    this.#cancelExtend();
+    if (this.#ended !== undefined) return;
+    this.#sentEndBytes = this.#queuedBytes;
+    this.#worker.postMessage({ end: this.#queuedBytes });
+  }
+
+  #cancelExtend(): void {
+    this.#extendPending = false;
+    clearTimeout(this.#extendTimer);
+    this.#extendTimer = undefined;
   }
 
   /** Hands the current batch (its filled part) to the thread. */
@@ -174,6 +212,7 @@ export class PrefixHashWorker {
 
   #end(error: Error): void {
     this.#ended ??= error;
+    this.#cancelExtend();
     const pending = this.#pending;
     this.#pending = undefined;
     this.#worker.unref();

@@ -85,8 +85,10 @@ export interface PullModelOptions {
    */
   readonly stallTimeoutMs?: number;
   /**
-   * Hash the download on a worker thread (copies of the written bytes handed to it) instead of on this thread as
-   * the bytes are written (default false: no copy, no thread; measured cheaper in CPU and no slower).
+   * Hash the download on a worker thread that reads the file back (from the page cache) as its written prefix
+   * grows (default true): this thread only tracks which ranges are written, and the download does not wait for
+   * the hash. False hashes on this thread from the written bytes themselves (no read-back, no thread: a little
+   * less CPU in all, but the hash then takes turns with the download on this thread).
    */
   readonly hashOnWorker?: boolean;
   /** Free-space probe (default `fs.statfs`). */
@@ -336,10 +338,13 @@ async function downloadHashing(
   const partialPath = stagedPath + IPULL_SUFFIX;
   let hasher: IncrementalFileHash | undefined;
   if (expected.sha256 !== undefined && expected.sizeBytes !== undefined) {
+    const worker = run.options.hashOnWorker ?? true;
     const candidate = new IncrementalFileHash({
       paths: [partialPath, stagedPath],
       sizeBytes: expected.sizeBytes,
-      worker: run.options.hashOnWorker ?? false,
+      worker,
+      // On a worker the thread reads every byte back: no copies nor a message per write on this thread.
+      ...(worker ? { holdBytes: 0 } : {}),
     });
     const observed = observeDownloaderWrites(downloader, (position, bytes) =>
       candidate.written(position, bytes),
