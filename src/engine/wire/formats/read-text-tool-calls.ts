@@ -34,7 +34,7 @@ export function readTextToolCalls(
   if (tools.names.size === 0) return undefined;
   const { generateId } = options;
   // Which markers the reply holds is found once here, not once per format and marker.
-  const hasMarker = MARKERS_IN(content);
+  const hasMarker = markersIn(content);
   // Every common format writes a call as a JSON object or list or as `name(…)`: a reply without `{`, `[` or `(`
   // (an XML-style call with text arguments, say) skips both of their passes.
   const common = holdsCallBracket(content);
@@ -100,11 +100,19 @@ export function readVisibleText(
   return undefined;
 }
 
-/** The markers of every format (and of the common marked formats), indexed for one pass over a reply. */
-const MARKERS_IN = createMarkerIndex([
-  ...MARKED_CALL_STARTS,
-  ...TOOL_CALL_FORMATS.flatMap((format) => format.markers),
-]);
+let markerIndex: ((text: string) => MarkerTest) | undefined;
+
+/**
+ * The markers of every format (and of the common marked formats), indexed for one pass over a reply; built on the
+ * first reply read, not when the library loads (a program that never reads one does not pay for it).
+ */
+function markersIn(content: string): MarkerTest {
+  markerIndex ??= createMarkerIndex([
+    ...MARKED_CALL_STARTS,
+    ...TOOL_CALL_FORMATS.flatMap((format) => format.markers),
+  ]);
+  return markerIndex(content);
+}
 
 function readSafely(format: ToolCallFormat, content: string, tools: OfferedToolSet) {
   try {
