@@ -38,6 +38,7 @@ const CLIENTS = 50;
 type ChildCommand =
   | { readonly cmd: 'inprocess'; readonly clients: number; readonly durationMs: number }
   | { readonly cmd: 'cpu' }
+  | { readonly cmd: 'settle' }
   | { readonly cmd: 'memory' };
 
 /** The result of one fixed-time load. */
@@ -198,7 +199,8 @@ async function startBareServer(
 
 async function answerCommand(command: ChildCommand, ask: () => Promise<void>): Promise<unknown> {
   if (command.cmd === 'cpu') return cpuUs();
-  if (command.cmd === 'memory') return memoryAfterGc();
+  if (command.cmd === 'memory' || command.cmd === 'settle') return memoryAfterGc();
+  await memoryAfterGc();
   const cpuBefore = cpuUs();
   const sample = await loadFor(command.clients, command.durationMs, ask);
   return { ...sample, serverCpuUs: cpuUs() - cpuBefore };
@@ -450,6 +452,8 @@ async function httpSample(
   try {
     // A first request on each connection (not measured): the in-process side has nothing to warm.
     await Promise.all(Array.from({ length: CLIENTS }, clients.ask));
+    // The garbage the previous side left is collected now, not charged to this one (see `sideOrder`).
+    await server.command({ cmd: 'settle' });
     const cpuBefore = await server.command<number>({ cmd: 'cpu' });
     const clientBefore = cpuUs();
     const sample = await loadFor(CLIENTS, durationMs, clients.ask);
@@ -513,7 +517,6 @@ async function measureThroughput(
   const server = await startChild(options);
   try {
     const model = await servedModel(server.url);
-    // The three sides, each round starting with the next one (so none always runs first).
     const sides = [
       (ms: number) => inProcessSample(server, ms),
       (ms: number) => httpSample(server, model, ms),
@@ -524,8 +527,7 @@ async function measureThroughput(
     const samples: LoadSample[][] = sides.map(() => []);
     const loads: number[] = [];
     for (let round = 0; round < rounds; round++) {
-      for (let i = 0; i < sides.length; i++) {
-        const index = (round + i) % sides.length;
+      for (const index of sideOrder(round, sides.length)) {
         samples[index]?.push(await (sides[index] as (typeof sides)[0])(durationMs));
       }
       loads.push(loadavg()[0] ?? Number.NaN);
@@ -538,6 +540,17 @@ async function measureThroughput(
   } finally {
     stopChild(server);
   }
+}
+
+/**
+ * The order of the sides in round `round`: each round starts with the next side (so none always runs first), and
+ * every other round runs them backwards (so none always runs right after the same side: a side runs after the
+ * in-process side's 50 loops in one round and after a cheap side in another). Each sample also starts after a
+ * full garbage collection in the server process, so no side pays for the garbage of the one before it.
+ */
+function sideOrder(round: number, count: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => (round + i) % count);
+  return round % 2 === 1 ? order.reverse() : order;
 }
 
 function stopChild(server: ServerChild): void {
@@ -604,7 +617,9 @@ function throughputTable(
     );
   }
   lines.push(
-    'goal: jarvis serve req/s ≥ 0.80× in-process. The bare row answers a fixed JSON with no agent: what HTTP',
+    'goal: jarvis serve req/s ≥ 0.80× in-process. Every sample starts after a full GC in the server process and',
+    'every other round runs the sides in reverse order, so that no side pays for the garbage of, or always follows,',
+    'the same side. The bare row answers a fixed JSON with no agent: what HTTP',
     'alone costs here; bare + askFull runs the agent behind that bare app (HTTP and the agent without jarvis',
     "serve's guards, limits, deadline and OpenAI shapes). Server CPU is the server process's; client CPU is the",
     "bench process's raw HTTP clients (the in-process side's 50 loops run inside the server process); the model",
