@@ -1,4 +1,12 @@
-import { isIP } from 'node:net';
+import { createRequire } from 'node:module';
+
+let netModule: typeof import('node:net') | undefined;
+
+/** `node:net`'s isIP, `node:net` loaded on first use: importing the package should not pay for it. */
+function isIP(input: string): number {
+  netModule ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
+  return netModule.isIP(input);
+}
 
 const LOOPBACK_NAMES = new Set(['localhost', '::1', '[::1]']);
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { describeError } from '../core/index.js';
@@ -101,7 +100,7 @@ export class McpHttpSessions {
     }
     const Transport = await loadHttpServerTransport();
     const transport: StreamableHTTPServerTransport = new Transport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id) => void this.#sessions.set(id, transport),
       onsessionclosed: (id) => this.#end(id),
     });

@@ -1,4 +1,5 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { JarvisError } from '../core/index.js';
 import {
@@ -66,6 +67,10 @@ export async function serveHttp(
     checkHost: loopback,
     allowOrigin: (origin) => isAllowedOrigin(origin, boundAddress(http), originPolicy),
   });
+  // node:http is loaded here, when a server starts: importing the package should not pay for it.
+  const { createServer } = createRequire(import.meta.url)(
+    'node:http',
+  ) as typeof import('node:http');
   const http = createServer((req, res) => void sessions.handle(req, res));
   await listen(http, options.port, host);
   const address = http.address() as AddressInfo;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type Clock,
   type EventBus,
@@ -54,7 +53,7 @@ export abstract class DocumentMemory implements MemoryBackend {
   protected constructor(options: DocumentMemoryOptions) {
     this.#bus = options.bus;
     this.#clock = options.clock ?? systemClock;
-    this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', ''));
+    this.#generateId = options.generateId ?? (() => crypto.randomUUID().replaceAll('-', ''));
   }
 
   /** Stores one document and returns its id. */

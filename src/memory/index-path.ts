@@ -1,9 +1,16 @@
-import { createHash } from 'node:crypto';
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { describeError, JarvisError } from '../core/index.js';
 import { type ChunkOptions, chunkText, resolveChunkSizes, textKindOf } from './chunking.js';
+
+/** `node:crypto`, loaded on first use: importing the package should not pay for it. */
+let cryptoModule: typeof import('node:crypto') | undefined;
+function nodeCrypto(): typeof import('node:crypto') {
+  cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return cryptoModule;
+}
 
 /** What `indexPath` needs from a memory: per-source metadata and an atomic replace (`SQLiteMemory` has both). */
 export interface IndexTarget {
@@ -375,7 +382,7 @@ async function readText(
   if (bytes.includes(0)) return { path, reason: 'binary' };
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return { contentHash: createHash('sha256').update(bytes).digest('hex'), text };
+    return { contentHash: nodeCrypto().createHash('sha256').update(bytes).digest('hex'), text };
   } catch {
     return { path, reason: 'binary' };
   }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   type Clock,
@@ -197,8 +196,9 @@ export class TaskScheduler {
     this.#maxSleepMs = Math.max(1, options.maxSleepMs ?? 60_000);
     this.#stopTimeoutMs = Math.max(0, options.stopTimeoutMs ?? 30_000);
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 5);
-    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.#generateId = options.generateId ?? (() => randomUUID().replaceAll('-', '').slice(0, 16));
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
+    this.#generateId =
+      options.generateId ?? (() => crypto.randomUUID().replaceAll('-', '').slice(0, 16));
     this.#minIntervalMs = Math.max(
       1,
       positiveNumberOption('minIntervalMs', options.minIntervalMs, DEFAULT_MIN_INTERVAL_MS, {

@@ -1,8 +1,15 @@
-import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { JarvisError } from '../core/index.js';
 import { checkedMessage } from './session-rows.js';
 import type { NewSessionTurn } from './session-types.js';
 import { pairToolCalls } from './tool-pairing.js';
+
+/** `node:crypto`, loaded on first use: importing the package should not pay for it. */
+let cryptoModule: typeof import('node:crypto') | undefined;
+function nodeCrypto(): typeof import('node:crypto') {
+  cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return cryptoModule;
+}
 
 /** What a session name may look like (and what an error about one says is accepted). */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -11,7 +18,7 @@ const NAME_RULE =
 
 /** A new session id: `ses_` and 16 hex digits. */
 export function newSessionId(): string {
-  return `ses_${randomBytes(8).toString('hex')}`;
+  return `ses_${nodeCrypto().randomBytes(8).toString('hex')}`;
 }
 
 /** Whether `text` has the shape of a session id. */

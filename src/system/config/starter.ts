@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -198,7 +197,7 @@ export async function writeStarterConfig(
   const { path, force = false } = options;
   const existed = await exists(path);
   if (existed && !force) throw alreadyExists(path);
-  const temporary = `${path}.${randomUUID()}.tmp`;
+  const temporary = `${path}.${crypto.randomUUID()}.tmp`;
   let written = false;
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });

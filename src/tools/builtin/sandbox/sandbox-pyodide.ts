@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { lstat, mkdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,13 @@ import {
 } from './sandbox-bwrap.js';
 import { PYODIDE_CHILD_SOURCE } from './sandbox-pyodide-child.js';
 import { stagePyodideForJail } from './sandbox-pyodide-stage.js';
+
+/** `node:crypto`, loaded on first use: importing the package should not pay for it. */
+let cryptoModule: typeof import('node:crypto') | undefined;
+function nodeCrypto(): typeof import('node:crypto') {
+  cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return cryptoModule;
+}
 
 /** The pyodide npm package found on this host. */
 export interface PyodidePackage {
@@ -167,7 +173,10 @@ async function privateFolder(dir: string): Promise<string | undefined> {
 function validSnapshot(bytes: Buffer): boolean {
   if (bytes.length <= SNAPSHOT_HEADER_BYTES) return false;
   if (!bytes.subarray(0, SNAPSHOT_MAGIC.length).equals(SNAPSHOT_MAGIC)) return false;
-  const digest = createHash('sha256').update(bytes.subarray(SNAPSHOT_HEADER_BYTES)).digest();
+  const digest = nodeCrypto()
+    .createHash('sha256')
+    .update(bytes.subarray(SNAPSHOT_HEADER_BYTES))
+    .digest();
   return digest.equals(bytes.subarray(SNAPSHOT_MAGIC.length, SNAPSHOT_HEADER_BYTES));
 }
 
@@ -197,8 +206,8 @@ async function buildSnapshot(options: PyodideSnapshotOptions): Promise<Buffer | 
 
 /** Writes header + `payload` to `path` atomically (a temporary file renamed into place). */
 async function writeSnapshot(path: string, payload: Buffer): Promise<void> {
-  const digest = createHash('sha256').update(payload).digest();
-  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  const digest = nodeCrypto().createHash('sha256').update(payload).digest();
+  const temporary = `${path}.${process.pid}.${crypto.randomUUID()}.tmp`;
   try {
     await writeFile(temporary, Buffer.concat([SNAPSHOT_MAGIC, digest, payload]), {
       flag: 'wx',

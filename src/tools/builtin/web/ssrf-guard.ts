@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { BlockList, isIP } from 'node:net';
 import { JarvisError, untilAborted } from '../../../core/index.js';
 
 /** One address a host name resolved to. */
@@ -56,7 +55,15 @@ const IPV6_RULES: readonly Rule[] = [
   ['multicast', 'ff00::', 8],
 ];
 
+/** `node:net`, loaded on first use (with the block lists): importing the package should not pay for it. */
+let netModule: typeof import('node:net') | undefined;
+const net = (): typeof import('node:net') => {
+  netModule ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
+  return netModule;
+};
+
 function compile(rules: readonly Rule[], type: 'ipv4' | 'ipv6') {
+  const { BlockList } = net();
   return rules.map(([label, network, prefix]) => {
     const list = new BlockList();
     list.addSubnet(network, prefix, type);
@@ -81,7 +88,7 @@ function lists(type: 'ipv4' | 'ipv6'): Lists {
  */
 export function forbiddenAddressReason(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, '').split('%')[0] ?? '';
-  const family = isIP(bare);
+  const family = net().isIP(bare);
   if (family === 4) return firstMatch(bare, 'ipv4');
   if (family !== 6) return 'not an IP address';
   const hextets = ipv6Hextets(bare);
@@ -154,7 +161,7 @@ export async function resolveAllowedAddress(
   options: AddressGuardOptions,
 ): Promise<ResolvedAddress> {
   const host = hostname.replace(/^\[|\]$/g, '');
-  const literal = isIP(host);
+  const literal = net().isIP(host);
   const addresses =
     literal === 0
       ? await lookupAll(host, options)

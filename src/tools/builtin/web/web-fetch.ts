@@ -1,4 +1,4 @@
-import http, { type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
@@ -6,8 +6,8 @@ import { JarvisError } from '../../../core/index.js';
 import type { ResolvedAddress } from './ssrf-guard.js';
 
 /**
- * `node:https` (with TLS) and `node:zlib`, loaded on the first request that needs them: importing the package
- * should not pay for them (`node:http` is loaded anyway, by the engines' transport).
+ * `node:http`, `node:https` (with TLS) and `node:zlib`, loaded on the first request that needs them: importing the
+ * package should not pay for them.
  */
 const load = <T>(id: string): T => createRequire(import.meta.url)(id) as T;
 
@@ -43,7 +43,9 @@ export interface HttpResponse {
 /** Sends one request with `node:http`/`node:https` (no connection reuse) and reads a capped, decompressed body. */
 export function sendHttpRequest(request: HttpRequest): Promise<HttpResponse> {
   const client =
-    request.url.protocol === 'https:' ? (load('node:https') as typeof import('node:https')) : http;
+    request.url.protocol === 'https:'
+      ? load<typeof import('node:https')>('node:https')
+      : load<typeof import('node:http')>('node:http');
   const maxBytes = request.maxBytes ?? WEB_FETCH_MAX_BYTES;
   return new Promise<HttpResponse>((resolve, reject) => {
     const outgoing = client.request(
