@@ -40,6 +40,12 @@ export function createAnyFinder(text: string, needles: readonly string[]): Finde
   };
 }
 
+/** The first of `tags` that `text` holds at `at`, or `undefined` (a plain loop: no callback made per call). */
+export function tagAt(text: string, tags: readonly string[], at: number): string | undefined {
+  for (const tag of tags) if (text.startsWith(tag, at)) return tag;
+  return undefined;
+}
+
 /** A found index, or `limit` when it is missing (-1) or past `limit`. */
 export function indexOrLimit(index: number, limit: number): number {
   return index === -1 || index > limit ? limit : index;

@@ -8,6 +8,7 @@ import {
   type Finder,
   indexOrLimit,
   skipSpace,
+  tagAt,
 } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
@@ -236,11 +237,13 @@ type TagFinders = Readonly<Record<'invokeClose' | 'invokeOpen' | 'parameterClose
 
 /**
  * Both spellings: a tag is closed by the same spelling first (so a DSML value may hold a bare `</parameter>`),
- * then by the other one, as SGLang also accepts mixed tags.
+ * then by the other one, as SGLang also accepts mixed tags. The bare spelling's searches are made when first
+ * needed (a DSML reply with its own closing tags never needs them).
  */
 interface DsmlFinders {
+  readonly reply: string;
   readonly dsml: TagFinders;
-  readonly bare: TagFinders;
+  bare: TagFinders | undefined;
   readonly blockEnd: Finder;
 }
 
@@ -252,6 +255,13 @@ function tagFinders(reply: string, index: 0 | 1): TagFinders {
   };
 }
 
+/** The searches of the DSML spelling (`<｜DSML｜invoke`) or of the bare one (`<invoke`). */
+function spelling(finders: DsmlFinders, isDsml: boolean): TagFinders {
+  if (isDsml) return finders.dsml;
+  finders.bare ??= tagFinders(finders.reply, 1);
+  return finders.bare;
+}
+
 /** The closing tag for an opening tag at `start`: its own spelling's if there is one before `limit`, else the other's. */
 function closingTag(
   text: string,
@@ -261,17 +271,16 @@ function closingTag(
   finders: DsmlFinders,
   kind: 'invokeClose' | 'parameterClose',
 ): number {
-  const [own, other] = text.startsWith('<｜DSML｜', start)
-    ? [finders.dsml, finders.bare]
-    : [finders.bare, finders.dsml];
-  const close = indexOrLimit(own[kind](from), limit);
-  return close < limit ? close : indexOrLimit(other[kind](from), limit);
+  const isDsml = text.startsWith('<｜DSML｜', start);
+  const close = indexOrLimit(spelling(finders, isDsml)[kind](from), limit);
+  return close < limit ? close : indexOrLimit(spelling(finders, !isDsml)[kind](from), limit);
 }
 
 function readDsml(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const finders: DsmlFinders = {
+    reply,
     dsml: tagFinders(reply, 0),
-    bare: tagFinders(reply, 1),
+    bare: undefined,
     blockEnd: createAnyFinder(reply, DSML_END),
   };
   const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
@@ -291,12 +300,12 @@ function readDsmlBlock(
   let end = start;
   for (;;) {
     at = skipSpace(text, at, limit);
-    const closing = DSML_END.find((tag) => text.startsWith(tag, at));
+    const closing = tagAt(text, DSML_END, at);
     if (closing !== undefined && at + closing.length <= limit) {
       end = skipEndOfSentence(text, at + closing.length, limit);
       break;
     }
-    if (at >= limit || !INVOKE_OPEN.some((tag) => text.startsWith(tag, at))) break;
+    if (at >= limit || tagAt(text, INVOKE_OPEN, at) === undefined) break;
     const entry = readInvoke(text, at, limit, tools, finders);
     if (entry === undefined) break;
     if (entry.call !== undefined) calls.push(entry.call);
@@ -317,14 +326,14 @@ function readInvoke(
   finders: DsmlFinders,
 ): Entry | undefined {
   const close = closingTag(text, start, start, limit, finders, 'invokeClose');
-  const ownOpen = text.startsWith('<｜DSML｜', start) ? finders.dsml : finders.bare;
+  const ownOpen = spelling(finders, text.startsWith('<｜DSML｜', start));
   const stop = Math.min(
     close,
     indexOrLimit(ownOpen.invokeOpen(start + 1), limit),
     indexOrLimit(finders.blockEnd(start), limit),
   );
   const closed = close === stop && close < limit;
-  const closeTag = closed ? INVOKE_CLOSE.find((tag) => text.startsWith(tag, close)) : undefined;
+  const closeTag = closed ? tagAt(text, INVOKE_CLOSE, close) : undefined;
   const end = closeTag === undefined ? stop : close + closeTag.length;
   INVOKE_HEAD.lastIndex = start;
   const head = INVOKE_HEAD.exec(text);
@@ -382,14 +391,14 @@ function readParameter(
   stop: number,
   finders: DsmlFinders,
 ): Parameter | undefined {
-  if (!PARAMETER_OPEN.some((tag) => text.startsWith(tag, start))) return undefined;
+  if (tagAt(text, PARAMETER_OPEN, start) === undefined) return undefined;
   PARAMETER_HEAD.lastIndex = start;
   const head = PARAMETER_HEAD.exec(text);
   if (head === null || start + head[0].length > stop) return undefined;
   const valueStart = start + head[0].length;
   const close = closingTag(text, start, valueStart, stop, finders, 'parameterClose');
   if (close >= stop) return undefined;
-  const closeTag = PARAMETER_CLOSE.find((tag) => text.startsWith(tag, close)) ?? '';
+  const closeTag = tagAt(text, PARAMETER_CLOSE, close) ?? '';
   const flag = head[2];
   return {
     name: head[1] ?? '',
@@ -432,7 +441,7 @@ function readMarkedBlocks(
   for (let search = 0; ; ) {
     const at = nextMarker(search);
     if (at === -1) break;
-    const marker = markers.find((candidate) => reply.startsWith(candidate, at)) ?? '';
+    const marker = tagAt(reply, markers, at) ?? '';
     const start = at + marker.length;
     const following = nextMarker(start);
     const block = fence.isInside(at)

@@ -7,6 +7,7 @@ import {
   type Finder,
   isSpace,
   skipSpace,
+  tagAt,
 } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
@@ -112,8 +113,8 @@ function readMessage(
 ): number {
   const text = reply.slice(header, message);
   const bodyStart = message + MESSAGE.length;
-  const recipient = /to=([^\s<{]{1,256})/.exec(text)?.[1];
-  const isAnalysis = /(analysis|commentary|final)/.exec(text)?.[0] === 'analysis';
+  const recipient = HEADER_RECIPIENT.exec(text)?.[1];
+  const isAnalysis = HEADER_CHANNEL.exec(text)?.[0] === 'analysis';
   if (recipient === undefined) {
     reading.owner = isAnalysis ? 'reasoning' : 'content';
     return bodyStart;
@@ -130,13 +131,17 @@ function readMessage(
   return read.end;
 }
 
+/** The recipient and the channel word in a header (neither global nor sticky: one object serves every call). */
+const HEADER_RECIPIENT = /to=([^\s<{]{1,256})/;
+const HEADER_CHANNEL = /(analysis|commentary|final)/;
+
 /** Hands `reply[from, to)` to its owner; an end token in it closes the message (what follows is plain text). */
 function take(reply: string, from: number, to: number, reading: Reading, finders: Finders): void {
   let cursor = from;
   for (let end = finders.end(cursor); end !== -1 && end < to; end = finders.end(cursor)) {
     if (reading.owner === 'content') addContent(reading, reply.slice(cursor, end));
     reading.owner = 'content';
-    cursor = end + (END_TOKENS.find((token) => reply.startsWith(token, end)) ?? '').length;
+    cursor = end + (tagAt(reply, END_TOKENS, end) ?? '').length;
   }
   if (reading.owner === 'content' && cursor < to) addContent(reading, reply.slice(cursor, to));
 }
@@ -158,17 +163,24 @@ function headerStart(
   finders: Finders,
 ): number | undefined {
   const lowest = Math.max(from, message - MAX_HEADER);
-  const candidates = [finders.start(from), finders.channel(from)].filter(
-    (index) => index !== -1 && index >= lowest && index < message,
-  );
+  const inRegion = (index: number) => index !== -1 && index >= lowest && index < message;
+  // The lowest of the candidates (-1: none yet), found without a list of them.
+  let first = -1;
+  const consider = (index: number) => {
+    if (first === -1 || index < first) first = index;
+  };
+  const start = finders.start(from);
+  if (inRegion(start)) consider(start);
+  const channel = finders.channel(from);
+  if (inRegion(channel)) consider(channel);
   const recipient = finders.recipient(from);
-  if (recipient !== -1 && recipient >= lowest && recipient < message) {
+  if (inRegion(recipient)) {
     const word = channelWordBefore(reply, lowest, recipient);
     RECIPIENT_FIRST.lastIndex = recipient;
-    if (word !== undefined) candidates.push(word);
-    else if (RECIPIENT_FIRST.test(reply)) candidates.push(recipient);
+    if (word !== undefined) consider(word);
+    else if (RECIPIENT_FIRST.test(reply)) consider(recipient);
   }
-  if (candidates.length > 0) return Math.min(...candidates);
+  if (first !== -1) return first;
   return channelWordBefore(reply, lowest, message);
 }
 
@@ -179,24 +191,34 @@ const RECIPIENT_FIRST = /to=[^\s<{]{1,256}\s{0,16}<\|channel\|>/y;
 function channelWordBefore(reply: string, lowest: number, index: number): number | undefined {
   let end = index;
   while (end > lowest && isSpace(reply.charCodeAt(end - 1))) end -= 1;
-  const word = ['commentary', 'analysis', 'final'].find(
-    (candidate) =>
-      end - candidate.length >= lowest && reply.startsWith(candidate, end - candidate.length),
-  );
+  const word = channelWordEndingAt(reply, lowest, end);
   if (word === undefined) return undefined;
   const start = end - word.length;
   return start - 9 >= lowest && reply.startsWith('assistant', start - 9) ? start - 9 : start;
 }
 
+function channelWordEndingAt(reply: string, lowest: number, end: number): string | undefined {
+  for (const candidate of CHANNEL_WORDS_BY_LOOKUP) {
+    if (end - candidate.length >= lowest && reply.startsWith(candidate, end - candidate.length))
+      return candidate;
+  }
+  return undefined;
+}
+
+const CHANNEL_WORDS_BY_LOOKUP = ['commentary', 'analysis', 'final'] as const;
+
 /** A call body runs to the first end token or the next header token (`<|call|>` is a stop token, often cut). */
 function bodyLimit(reply: string, bodyStart: number, finders: Finders): number {
-  const stops = [
+  let limit = reply.length;
+  for (const stop of [
     finders.end(bodyStart),
     finders.message(bodyStart),
     finders.start(bodyStart),
     finders.channel(bodyStart),
-  ].filter((index) => index !== -1);
-  return Math.min(reply.length, ...stops);
+  ]) {
+    if (stop !== -1 && stop < limit) limit = stop;
+  }
+  return limit;
 }
 
 /** The JSON object arguments at `start` for the tool `name` (undefined: not offered); an end token may follow. */
@@ -214,18 +236,21 @@ function readArguments(
   if (name === undefined || value === undefined || args === undefined)
     return { call: undefined, end: limit };
   const at = skipSpace(reply, value.end, reply.length);
-  const token = ['<|call|>', '<|end|>'].find((candidate) => reply.startsWith(candidate, at));
+  const token = tagAt(reply, CALL_OR_END, at);
   return {
     call: { name, arguments: args },
     end: token === undefined ? value.end : at + token.length,
   };
 }
 
+const CALL_OR_END = ['<|call|>', '<|end|>'] as const;
+
 /** `functions.get_weather` names `get_weather`; `get_weatherjson` (a stripped `<|constrain|>`) too. */
 function nameOf(recipient: string, tools: OfferedToolSet): string | undefined {
   const bare = recipient.startsWith(FUNCTIONS) ? recipient.slice(FUNCTIONS.length) : recipient;
-  const candidates = [bare, bare.endsWith('json') ? bare.slice(0, -4) : ''];
-  return candidates.find((candidate) => candidate !== '' && tools.names.has(candidate));
+  if (bare !== '' && tools.names.has(bare)) return bare;
+  const unsuffixed = bare.endsWith('json') ? bare.slice(0, -4) : '';
+  return unsuffixed !== '' && tools.names.has(unsuffixed) ? unsuffixed : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------

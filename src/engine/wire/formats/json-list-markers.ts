@@ -62,9 +62,7 @@ export function readMarkedBlocks(
   tools: OfferedToolSet,
 ): ReadToolCalls | undefined {
   try {
-    if (tools.names.size === 0 || !blocks.some((block) => reply.includes(block.marker))) {
-      return undefined;
-    }
+    if (tools.names.size === 0 || !holdsAnyMarker(reply, blocks)) return undefined;
     const inner = wholeFenceContent(reply, blocks);
     const fenced = inner === undefined ? undefined : scanBlocks(inner, blocks, tools);
     return fenced ?? scanBlocks(reply, blocks, tools);
@@ -72,6 +70,11 @@ export function readMarkedBlocks(
     // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
     return undefined;
   }
+}
+
+function holdsAnyMarker(reply: string, blocks: readonly MarkedBlock[]): boolean {
+  for (const block of blocks) if (reply.includes(block.marker)) return true;
+  return false;
 }
 
 function scanBlocks(
@@ -228,8 +231,8 @@ function callsOf(
   const items = list ? value : [value];
   const spans = list ? entrySpans(span, items.length) : undefined;
   const calls: TextCall[] = [];
-  for (const [index, item] of items.entries()) {
-    const call = entry(item, tools, list ? spans?.[index]?.value : span);
+  for (let index = 0; index < items.length; index += 1) {
+    const call = entry(items[index], tools, list ? spans?.[index]?.value : span);
     if (call !== undefined) calls.push(call);
   }
   return calls;
@@ -258,16 +261,32 @@ export function createCallEntry(options: CallEntryOptions = {}): EntryReader {
     const wrapped = ownValue(value, 'function');
     if (isPlainObject(wrapped) && ownValue(value, 'type') === 'function')
       return read(wrapped, tools, spanOf(span, 'function'));
-    const nameKey = nameKeys.find((key) => typeof ownValue(value, key) === 'string');
-    const name = nameKey === undefined ? undefined : String(value[nameKey]);
+    const name = firstStringValue(value, nameKeys);
     if (name === undefined || !tools.names.has(name)) return undefined;
-    const argumentsKey = argumentKeys.find((key) => Object.hasOwn(value, key));
+    const argumentsKey = firstOwnKey(value, argumentKeys);
     if (argumentsKey === undefined && options.requireArguments === true) return undefined;
     if (argumentsKey === undefined) return { name, arguments: '{}' };
     const args = argumentsText(value[argumentsKey], lastMemberGuess(span, argumentsKey));
     return args === undefined ? undefined : { name, arguments: args };
   };
   return read;
+}
+
+/** The value of the first of `keys` that `value` holds as a string (plain loops: no callback per entry read). */
+function firstStringValue(
+  value: Record<string, unknown>,
+  keys: readonly string[],
+): string | undefined {
+  for (const key of keys) {
+    const named = ownValue(value, key);
+    if (typeof named === 'string') return named;
+  }
+  return undefined;
+}
+
+function firstOwnKey(value: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const key of keys) if (Object.hasOwn(value, key)) return key;
+  return undefined;
 }
 
 const OPEN_BRACE = 0x7b;

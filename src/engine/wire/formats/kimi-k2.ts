@@ -8,6 +8,7 @@ import {
   type Finder,
   indexOrLimit,
   skipSpace,
+  tagAt,
 } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
@@ -68,7 +69,7 @@ function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | und
   for (let search = 0; ; ) {
     const at = nextMarker(search);
     if (at === -1) break;
-    const start = at + (SECTION_BEGIN.find((marker) => reply.startsWith(marker, at)) ?? '').length;
+    const start = at + (tagAt(reply, SECTION_BEGIN, at) ?? '').length;
     const following = nextMarker(start);
     const limit = following === -1 ? reply.length : following;
     const block = fence.isInside(at) ? undefined : readSection(reply, start, limit, tools, finders);
@@ -92,7 +93,7 @@ function readSection(
   let end = start;
   for (;;) {
     at = skipSpace(text, at, limit);
-    const closing = SECTION_END.find((tag) => text.startsWith(tag, at));
+    const closing = tagAt(text, SECTION_END, at);
     if (closing !== undefined && at + closing.length <= limit) {
       end = at + closing.length;
       break;
