@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,36 +18,59 @@ interface ImportCase {
   readonly goalRssMb?: number;
 }
 
-const OWN: readonly ImportCase[] = [
-  { name: 'node -e 0 (baseline)', cwd: ROOT },
-  {
-    name: "import('openjarvis')",
-    specifier: 'openjarvis',
-    cwd: ROOT,
-    goalRatio: 1.6,
-    goalRssMb: 15,
-  },
-  // Every subpath entry: importing one subsystem should cost only that subsystem.
-  ...[
-    'core',
-    'tools',
-    'agents',
-    'engine',
-    'memory',
-    'scheduler',
-    'sessions',
-    'telemetry',
-    'mcp',
-    'system',
-    'sdk',
-    'testing',
-    'server',
-  ].map((subpath) => ({
-    name: `import('openjarvis/${subpath}')`,
-    specifier: `openjarvis/${subpath}`,
-    cwd: ROOT,
-  })),
-];
+/** The package's own cases (baseline first, then the root and every subpath) for the package in `folder`. */
+function ownCases(folder: string, label: string): ImportCase[] {
+  const suffix = label === '' ? '' : ` [${label}]`;
+  return [
+    {
+      name: `import('openjarvis')${suffix}`,
+      specifier: 'openjarvis',
+      cwd: folder,
+      goalRatio: 1.6,
+      goalRssMb: 15,
+    },
+    // Every subpath entry: importing one subsystem should cost only that subsystem.
+    ...[
+      'core',
+      'tools',
+      'agents',
+      'engine',
+      'memory',
+      'scheduler',
+      'sessions',
+      'telemetry',
+      'mcp',
+      'system',
+      'sdk',
+      'testing',
+      'server',
+    ].map((subpath) => ({
+      name: `import('openjarvis/${subpath}')${suffix}`,
+      specifier: `openjarvis/${subpath}`,
+      cwd: folder,
+    })),
+  ];
+}
+
+const BASELINE: ImportCase = { name: 'node -e 0 (baseline)', cwd: ROOT };
+
+/**
+ * The packages to measure: the repo's own build, or each `--dist=<folder>/dist` given (a built package: the
+ * folder holds its package.json and finds node_modules above it), labelled by that folder, so two builds (before
+ * and after a change) are measured side by side in one run.
+ */
+function ownPackages(args: readonly string[]): { folder: string; label: string }[] {
+  const dists = args.filter((arg) => arg.startsWith('--dist=')).map((arg) => arg.slice(7));
+  if (dists.length === 0) return [{ folder: ROOT, label: '' }];
+  return dists.map((dist) => {
+    const folder = dirname(resolve(dist));
+    if (!existsSync(join(folder, 'package.json')))
+      throw new Error(
+        `--dist=${dist}: no package.json in ${folder} (the package folder of that dist)`,
+      );
+    return { folder, label: relative(ROOT, folder).split('/').pop() || '.' };
+  });
+}
 
 /** The peers of issue 20's table; each is measured only when `npm run bench:setup` installed it. */
 const PEER_PACKAGES: readonly string[] = ['ai', '@openai/agents', 'langchain'];
@@ -138,9 +161,25 @@ function formatLine(benchCase: ImportCase, sample: Sample, base: Sample) {
  * samples interleaved so machine noise hits every case alike; ratio = p50 / baseline p50, RSS = median RSS right
  * after the import. Needs the build (`npm run bench` builds first).
  */
-export async function importCostReport(options: { readonly samples: number }): Promise<string> {
-  const peers = peerCases();
-  const cases = [...OWN, ...peers.cases];
+export async function importCostReport(options: {
+  readonly samples: number;
+  /**
+   * Command-line arguments: `--dist=<folder>/dist`, repeatable (see `ownPackages`); `--only=openjarvis,openjarvis/tools`
+   * measures those specifiers only (and no peer).
+   */
+  readonly args?: readonly string[];
+}): Promise<string> {
+  const args = options.args ?? [];
+  const only = args
+    .find((arg) => arg.startsWith('--only='))
+    ?.slice(7)
+    .split(',');
+  const own = ownPackages(args)
+    .flatMap(({ folder, label }) => ownCases(folder, label))
+    .filter((c) => only === undefined || only.includes(c.specifier ?? ''));
+  // A run narrowed to some of our own cases leaves the peers out.
+  const peers = only === undefined ? peerCases() : { cases: [], skipped: [] };
+  const cases = [BASELINE, ...own, ...peers.cases];
   const env = { PATH: process.env.PATH ?? '' };
   const samples = new Map(
     cases.map((c) => [
@@ -165,7 +204,7 @@ export async function importCostReport(options: { readonly samples: number }): P
       cpuMs: median(s?.cpuMs ?? []),
     };
   };
-  const base = medians(OWN[0]?.name ?? '');
+  const base = medians(BASELINE.name);
   return [
     `Library import cost (${options.samples} samples each, interleaved, bare environment; ratio = p50 / node -e 0 p50, wall and child CPU; load average ${loadavg()
       .map((load) => load.toFixed(1))
@@ -179,6 +218,8 @@ export async function importCostReport(options: { readonly samples: number }): P
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const samples = Number(process.argv[2] ?? 15);
-  console.log(await importCostReport({ samples }));
+  // Usage: node --import tsx bench/import.bench.ts [samples] [--dist=<folder>/dist ...]
+  const args = process.argv.slice(2);
+  const samples = Number(args.find((arg) => /^\d+$/.test(arg)) ?? 15);
+  console.log(await importCostReport({ samples, args }));
 }

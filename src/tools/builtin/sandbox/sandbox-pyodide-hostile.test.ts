@@ -6,6 +6,7 @@ import { systemClock, type ToolResult } from '../../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
 import type { SandboxSelection } from './sandbox-backend.js';
 import { type BwrapJail, runJailed, UNPRIVILEGED_HOST_ID } from './sandbox-bwrap.js';
+import { rootEntries } from './sandbox-host.js';
 import {
   HOST_KNOBS,
   HostKnobGuard,
@@ -21,7 +22,7 @@ import {
 import { DEFAULT_SANDBOX_LIMITS, SandboxSlots } from './sandbox-limits.js';
 import { resolvePyodidePackage } from './sandbox-pyodide.js';
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
-import { rootEntries, selectSandbox } from './sandbox-select.js';
+import { selectSandbox } from './sandbox-select.js';
 import {
   Canaries,
   type Hostile,

@@ -6,6 +6,7 @@ import { systemClock } from '../../../core/index.js';
 import { CodeInterpreterTool } from './code-interpreter.js';
 import type { SandboxSelection } from './sandbox-backend.js';
 import type { BwrapJail } from './sandbox-bwrap.js';
+import { rootEntries } from './sandbox-host.js';
 import { DEFAULT_SANDBOX_LIMITS, SandboxSlots } from './sandbox-limits.js';
 import {
   createPyodideBackend,
@@ -14,7 +15,7 @@ import {
   resolvePyodidePackage,
 } from './sandbox-pyodide.js';
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
-import { rootEntries, selectSandbox } from './sandbox-select.js';
+import { selectSandbox } from './sandbox-select.js';
 import { openSandboxSession } from './sandbox-session.js';
 import { SharedPyodideSnapshot } from './sandbox-test-support.case.test.js';
 

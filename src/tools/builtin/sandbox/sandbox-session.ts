@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
 import { type Clock, type JsonValue, systemClock } from '../../../core/index.js';
 import { buildBwrapArgs, jailHostIdentity, jailIdentityNote } from './sandbox-bwrap.js';
+import { isExecutable, rootEntries } from './sandbox-host.js';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits, SandboxSlots } from './sandbox-limits.js';
 import { killProcessGroup } from './sandbox-process.js';
 import { buildSeccompFilter, seccompArchOf } from './sandbox-seccomp.js';
-import { isExecutable, rootEntries } from './sandbox-select.js';
 import { SANDBOX_SESSION_DRIVER } from './sandbox-session-driver.js';
 
 /** How to open a persistent sandboxed interpreter. */
