@@ -166,22 +166,8 @@ export class HttpClient {
   /** Sends a request and resolves to its parsed 2xx JSON body, retrying transient failures. */
   async requestJson(request: HttpRequest): Promise<HttpJsonResponse> {
     const deadline = this.#deadline(request);
-    // The retry loop written out (no closure per request): this runs on every model call.
-    let acceptedTimeouts = 0;
     try {
-      for (let attempts = 1; ; attempts += 1) {
-        try {
-          return await this.#attemptJson(request, deadline, attempts);
-        } catch (error) {
-          acceptedTimeouts = await this.#retryOrThrow(
-            request,
-            deadline,
-            error,
-            attempts,
-            acceptedTimeouts,
-          );
-        }
-      }
+      return await this.#withRetries(request, deadline, this.#attemptJson);
     } finally {
       deadline.dispose();
     }
@@ -194,9 +180,7 @@ export class HttpClient {
   async requestStream(request: HttpRequest): Promise<HttpStreamResponse> {
     const deadline = this.#deadline(request);
     try {
-      return await this.#withRetries(request, deadline, (attempts) =>
-        this.#attemptStream(request, deadline, attempts),
-      );
+      return await this.#withRetries(request, deadline, this.#attemptStream);
     } catch (error) {
       deadline.dispose();
       throw error;
@@ -214,15 +198,24 @@ export class HttpClient {
     return new RequestDeadline(requestTimeouts(this.#timeouts, request.timeoutMs).deadlineMs);
   }
 
+  /**
+   * Runs `attempt` (one of this client's attempt methods, passed as is: no closure per request, this runs on every
+   * model call) until it succeeds or a failure is not worth another attempt.
+   */
   async #withRetries<T>(
     request: HttpRequest,
     deadline: RequestDeadline,
-    attempt: (attempts: number) => Promise<T>,
+    attempt: (
+      this: HttpClient,
+      request: HttpRequest,
+      deadline: RequestDeadline,
+      attempts: number,
+    ) => Promise<T>,
   ): Promise<T> {
     let acceptedTimeouts = 0;
     for (let attempts = 1; ; attempts += 1) {
       try {
-        return await attempt(attempts);
+        return await attempt.call(this, request, deadline, attempts);
       } catch (error) {
         acceptedTimeouts = await this.#retryOrThrow(
           request,
