@@ -107,6 +107,12 @@ function joinPiecesByTrim(pieces: readonly string[]): string {
 }
 
 describe('joinPieces', () => {
+  it('joins the text around cut-out calls', () => {
+    expect(joinPieces(['Hello ', '\n\n', ' world'])).toBe('Hello world');
+    expect(joinPieces(['  a\n', 'b  '])).toBe('a\nb');
+    expect(joinPieces(['', '  ', ''])).toBe('');
+  });
+
   it('trims as trim() does, every Unicode space and line terminator included (property)', () => {
     const SPACES = [' ', '\n', '\r\n', '\t', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a'];
     const OTHERS = ['\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b', '\u0085'];

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFenceTracker, joinPieces } from '../text-scan.js';
 import {
   apertusFormat,
   gigaChat3Format,
@@ -265,24 +264,6 @@ describe('xlamFormat', () => {
 
   it('reads nothing from a fence that explains the format among prose', () => {
     expect(read(`Write:\n\`\`\`json\n${list([WEATHER])}\n\`\`\`\nto call it.`)).toBeUndefined();
-  });
-});
-
-describe('shared helpers', () => {
-  it('joins the text around cut-out calls', () => {
-    expect(joinPieces(['Hello ', '\n\n', ' world'])).toBe('Hello world');
-    expect(joinPieces(['  a\n', 'b  '])).toBe('a\nb');
-    expect(joinPieces(['', '  ', ''])).toBe('');
-  });
-
-  it('tracks code fences, skipping those inside calls', () => {
-    const text = 'a ``` b ``` c ``` d';
-    const fences = createFenceTracker(text);
-    expect(fences.isInside(0)).toBe(false);
-    expect(fences.isInside(text.indexOf('b'))).toBe(true);
-    expect(fences.isInside(text.indexOf('c'))).toBe(false);
-    fences.skipTo(text.indexOf('d'));
-    expect(fences.isInside(text.length)).toBe(false);
   });
 });
 
