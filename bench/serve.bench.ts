@@ -14,10 +14,11 @@
 // `tsc -p tsconfig.build.json --outDir <dir>`, to compare two versions on the same machine)
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import type * as Library from '../src/index.js';
@@ -95,6 +96,32 @@ function distModule(path: string): string {
  * The model process: the scripted OpenAI-compatible server answering every question with a calculator call and
  * every tool result with the answer, as a model server would in a process of its own.
  */
+/**
+ * The ES module entry of `name` as the build being measured finds it (its own node_modules, up from the dist
+ * folder), so the bare apps run on the same copy of hono and @hono/node-server as jarvis serve. Two copies in one
+ * process are not equal: @hono/node-server replaces the global Response with its own light one and only takes its
+ * fast path for responses of its own copy, so with `--dist=<another checkout>` serve's responses were written the
+ * slow way (a stream) and serve was charged ~0.5 ms per request that no real `jarvis serve` pays.
+ */
+function distPackageUrl(name: string): string {
+  const distDir = distArgument(process.argv);
+  let dir = resolve(distDir ?? fileURLToPath(new URL('../dist/', import.meta.url)));
+  for (;;) {
+    const folder = join(dir, 'node_modules', name);
+    if (existsSync(join(folder, 'package.json'))) {
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as {
+        exports?: { '.'?: { import?: string | { default?: string } } };
+      };
+      const entry = manifest.exports?.['.']?.import;
+      const file = typeof entry === 'string' ? entry : entry?.default;
+      if (file === undefined) throw new Error(`${name} has no ES module entry in ${folder}`);
+      return pathToFileURL(join(folder, file)).href;
+    }
+    if (dirname(dir) === dir) throw new Error(`${name} not found above ${distDir ?? 'dist'}`);
+    dir = dirname(dir);
+  }
+}
+
 async function runModel(): Promise<void> {
   const testing = (await import(distModule('testing/index.js'))) as typeof Testing;
   const model = await testing.startScriptedOpenAIServer({
@@ -175,8 +202,10 @@ async function runChild(): Promise<void> {
 async function startBareServer(
   run?: () => Promise<void>,
 ): Promise<{ readonly url: string; close(): void }> {
-  const { Hono } = await import('hono');
-  const { createAdaptorServer } = await import('@hono/node-server');
+  const { Hono } = (await import(distPackageUrl('hono'))) as typeof import('hono');
+  const { createAdaptorServer } = (await import(
+    distPackageUrl('@hono/node-server')
+  )) as typeof import('@hono/node-server');
   const app = new Hono();
   app.post('/v1/chat/completions', async (c) => {
     const request = JSON.parse(await c.req.text()) as { model: string };
