@@ -1,24 +1,16 @@
-import { createRequire } from 'node:module';
 import { JarvisError } from '../core/index.js';
 import { checkedMessage } from './session-rows.js';
 import type { NewSessionTurn } from './session-types.js';
 import { pairToolCalls } from './tool-pairing.js';
-
-/** `node:crypto`, loaded on first use: importing the package should not pay for it. */
-let cryptoModule: typeof import('node:crypto') | undefined;
-function nodeCrypto(): typeof import('node:crypto') {
-  cryptoModule ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  return cryptoModule;
-}
 
 /** What a session name may look like (and what an error about one says is accepted). */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const NAME_RULE =
   '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit, not starting with "ses_"';
 
-/** A new session id: `ses_` and 16 hex digits. */
+/** A new session id: `ses_` and 16 hex digits (the global Web Crypto: no `node:crypto` to load for it). */
 export function newSessionId(): string {
-  return `ses_${nodeCrypto().randomBytes(8).toString('hex')}`;
+  return `ses_${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex')}`;
 }
 
 /** Whether `text` has the shape of a session id. */
