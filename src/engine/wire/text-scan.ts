@@ -7,17 +7,27 @@
 /** A search from positions that never move backwards: the index of the next hit at or after `from`, or -1. */
 export type Finder = (from: number) => number;
 
+/** A remembered hit that is no hit yet: below every `from`, so the first search always runs. */
+const NOT_SEARCHED = -2;
+
 /**
  * A search for `needle` from positions that never move backwards; it remembers the last hit, so searching from
  * many positions for a needle that is far away (or absent) stays linear.
  */
 export function createFinder(text: string, needle: string): Finder {
-  let hit = -2;
+  let hit = NOT_SEARCHED;
   return (from) => {
-    if (hit === -1 || hit >= from) return hit;
-    hit = text.indexOf(needle, from);
+    hit = hitFrom(text, needle, hit, from);
     return hit;
   };
+}
+
+/**
+ * The next hit of `needle` at or after `from`, given the last hit found (-1: none left, `NOT_SEARCHED`): searches
+ * again only when the last hit lies behind `from`. The memory of every forward-only search here.
+ */
+function hitFrom(text: string, needle: string, last: number, from: number): number {
+  return last === -1 || last >= from ? last : text.indexOf(needle, from);
 }
 
 /**
@@ -25,15 +35,12 @@ export function createFinder(text: string, needle: string): Finder {
  * `createFinder` keeps it), held in one list of numbers rather than a finder per needle.
  */
 export function createAnyFinder(text: string, needles: readonly string[]): Finder {
-  const hits = needles.map(() => -2);
+  const hits = needles.map(() => NOT_SEARCHED);
   return (from) => {
     let best = -1;
     for (let index = 0; index < hits.length; index += 1) {
-      let hit = hits[index] as number;
-      if (hit !== -1 && hit < from) {
-        hit = text.indexOf(needles[index] as string, from);
-        hits[index] = hit;
-      }
+      const hit = hitFrom(text, needles[index] as string, hits[index] as number, from);
+      hits[index] = hit;
       if (hit !== -1 && (best === -1 || hit < best)) best = hit;
     }
     return best;
@@ -77,8 +84,8 @@ export function createFenceTracker(text: string): FenceTracker {
 
 /** One object (no closures) per reply: every reader makes one, most for a reply without a fence. */
 class Fences implements FenceTracker {
-  /** The next fence at or after `from` (-2: not searched yet, -1: none). */
-  private next = -2;
+  /** The next fence at or after `from` (-1: none; see `hitFrom`). */
+  private next = NOT_SEARCHED;
   private from = 0;
   private inside = false;
   private readonly text: string;
@@ -101,8 +108,7 @@ class Fences implements FenceTracker {
   }
 
   private fenceFrom(from: number): number {
-    if (this.next === -1 || this.next >= from) return this.next;
-    this.next = this.text.indexOf('```', from);
+    this.next = hitFrom(this.text, '```', this.next, from);
     return this.next;
   }
 }
