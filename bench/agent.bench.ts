@@ -97,25 +97,41 @@ function handWrittenLoop(url: string): () => Promise<string> {
   };
 }
 
-function openJarvisRun(url: string): () => Promise<string> {
+/** The tool body every framework runs (the hand-written loop does the same inline). */
+const evaluate = async ({ expression }: { expression: string }) =>
+  String((Number(expression.split('*')[0]) * 15) / 100);
+
+/**
+ * Our agent on the same tool as the loop and the peers: a calculator whose body is the one-line `evaluate` they all
+ * run, so the rows compare the frameworks (requests, validation, dispatch, events) and not the tools' bodies.
+ * `builtin` runs our CalculatorTool instead (a safe expression parser with exact decimal arithmetic), shown beside.
+ */
+function openJarvisRun(url: string, tool: 'same' | 'builtin'): () => Promise<string> {
   const engine = new library.OpenAICompatibleEngine({
     baseUrl: url,
     engineId: 'vllm',
     textToolCalls: false,
   });
-  const agent = new library.OrchestratorAgent({
-    engine,
-    model: 'bench',
-    tools: [new library.CalculatorTool()],
-  });
+  const calculator =
+    tool === 'builtin'
+      ? new library.CalculatorTool()
+      : library.defineTool<{ expression: string }>({
+          name: 'calculator',
+          description: 'Evaluate a mathematical expression safely.',
+          parameters: {
+            type: 'object',
+            properties: { expression: { type: 'string' } },
+            required: ['expression'],
+          },
+          execute: evaluate,
+        });
+  const agent = new library.OrchestratorAgent({ engine, model: 'bench', tools: [calculator] });
   return async () => (await agent.run(QUESTION)).content;
 }
 
 // The peers are loaded from bench/peers at run time; their types are not installed with the package, so
 // the few calls made here are typed by hand.
 type Loose = Record<string, (...args: unknown[]) => unknown> & Record<string, unknown>;
-const evaluate = async ({ expression }: { expression: string }) =>
-  String((Number(expression.split('*')[0]) * 15) / 100);
 
 async function aiSdkRun(url: string): Promise<(() => Promise<string>) | undefined> {
   try {
@@ -192,9 +208,10 @@ export async function agentRunSuites(): Promise<{
   const server = await startServerProcess();
   const runs: Array<[string, (() => Promise<string>) | undefined]> = [
     ['hand-written loop over node:http', handWrittenLoop(server.url)],
-    ['OpenJarvis OrchestratorAgent', openJarvisRun(server.url)],
+    ['OpenJarvis OrchestratorAgent', openJarvisRun(server.url, 'same')],
     ['Vercel AI SDK generateText', await aiSdkRun(server.url)],
     ['OpenAI Agents SDK run', await openAIAgentsRun(server.url)],
+    ['OpenJarvis, built-in CalculatorTool', openJarvisRun(server.url, 'builtin')],
   ];
   const skipped = runs
     .filter(([, run]) => run === undefined)
