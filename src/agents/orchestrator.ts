@@ -71,17 +71,23 @@ export class OrchestratorAgent extends BaseAgent {
     this.maxTurns = wholeNumberOption('maxTurns', options.maxTurns, 10);
     this.systemPrompt = options.systemPrompt;
     this.executor = this.createToolExecutor(this.tools, executorOptions(options));
-    this.#openAITools = this.tools.length > 0 ? this.executor.getOpenAITools() : undefined;
+    this.#openAITools =
+      this.tools.length > 0 ? frozenCopy(this.executor.getOpenAITools()) : undefined;
     this.#loop = this.#loopDeps(options);
   }
 
   /** Runs the agent on one input. */
-  async run(
-    input: string,
-    context?: AgentContext,
-    options: AgentRunOptions = {},
-  ): Promise<AgentResult> {
-    return this.#start(input, context, options.signal, undefined, options.runId);
+  run(input: string, context?: AgentContext, options: AgentRunOptions = {}): Promise<AgentResult> {
+    // Not async itself (one async step less per run): `#start` answers with a promise, and so do bad options.
+    let signal: AbortSignal | undefined;
+    let runId: string | undefined;
+    try {
+      signal = options.signal;
+      runId = options.runId;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#start(input, context, signal, undefined, runId);
   }
 
   /**
@@ -100,21 +106,25 @@ export class OrchestratorAgent extends BaseAgent {
     );
   }
 
-  /** Starts a run; async so that even a synchronous failure (a malformed context) becomes a rejection. */
-  async #start(
+  /** Starts a run; even a synchronous failure (a malformed context) becomes a rejection. */
+  #start(
     input: string,
     context: AgentContext | undefined,
     signal: AbortSignal | undefined,
     emit: EmitEvent | undefined,
     runId?: string,
   ): Promise<AgentResult> {
-    this.publishTurnStart(input, runId);
-    if (this.mode === 'structured') {
-      const options = signal === undefined ? {} : { signal };
-      return runStructuredLoop(this.#structuredDeps(), input, context, options);
+    try {
+      this.publishTurnStart(input, runId);
+      if (this.mode === 'structured') {
+        const options = signal === undefined ? {} : { signal };
+        return runStructuredLoop(this.#structuredDeps(), input, context, options);
+      }
+      const messages = this.buildMessages(input, context, this.systemPrompt);
+      return runFunctionCallingLoop(this.#loop, { messages, signal, emit });
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const messages = this.buildMessages(input, context, this.systemPrompt);
-    return runFunctionCallingLoop(this.#loop, { messages, signal, emit });
   }
 
   #loopDeps(options: OrchestratorAgentOptions): FunctionCallingDeps {
@@ -185,6 +195,29 @@ function checkMode(mode: unknown): OrchestratorMode {
     code: 'invalid_argument',
     message: `mode must be one of ${MODES.map((name) => `'${name}'`).join(', ')}, got ${String(mode)}`,
   });
+}
+
+/**
+ * A deeply frozen copy of the offered tools, sent on every model call: an engine writes out a frozen list's JSON
+ * once rather than on every call (the tools' own specs stay as they are). Tools whose schemas cannot be copied
+ * (functions in them) are offered as they are.
+ */
+function frozenCopy(tools: readonly OpenAIFunctionTool[]): readonly OpenAIFunctionTool[] {
+  let copy: OpenAIFunctionTool[];
+  try {
+    copy = structuredClone(tools) as OpenAIFunctionTool[];
+  } catch {
+    return tools;
+  }
+  return deepFreeze(copy);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {

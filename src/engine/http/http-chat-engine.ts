@@ -37,6 +37,7 @@ import {
   signalOf,
 } from './engine-requests.js';
 import type { HttpClient, HttpJsonResponse, HttpStreamResponse } from './http-client.js';
+import { jsonBody } from './json-body.js';
 import { type TextToolCall, ToolsAsText } from './tools-as-text.js';
 
 /** Options of an `HttpChatEngine`: the server, its wire dialect, and how requests are sent. */
@@ -188,7 +189,8 @@ export class HttpChatEngine implements InferenceEngine {
     const dialect = this.#dialect;
     const path = dialect.chatPath;
     const { model, signal } = options;
-    const body = dialect.buildBody(messages, options, false);
+    // Offered tools that are deeply frozen (an agent's) are written out once, not on every call.
+    const body = jsonBody(dialect.buildBody(messages, options, false));
     // The steps are written out (no closures) as this runs on every model call.
     let response: HttpJsonResponse;
     try {
@@ -226,7 +228,7 @@ export class HttpChatEngine implements InferenceEngine {
   ): AsyncGenerator<StreamChunk> {
     const startedMs = this.#clock.monotonicMs();
     const path = this.#dialect.chatPath;
-    const body = this.#dialect.buildBody(messages, options, true);
+    const body = jsonBody(this.#dialect.buildBody(messages, options, true));
     const tools = textToolSet(read, this.#textToolCalls);
     // Chosen while the model starts answering (asking about the model must not delay the answer).
     const formats = this.#formatChoice(read, tools).then((choice) => choice?.formats);
