@@ -140,6 +140,49 @@ describe('the deadline and attempt timers', () => {
     next.dispose();
     deadline.dispose();
   });
+
+  it('the first-byte wait runs its whole length on one timer, which the start of the answer restarts as the idle wait', () => {
+    vi.useFakeTimers();
+    const deadline = new RequestDeadline(1_000);
+    // Past the idle wait's length, the first byte is still awaited.
+    const slow = new AttemptScope(undefined, deadline, TIMEOUTS);
+    vi.advanceTimersByTime(99);
+    expect(slow.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(slow.timedOut).toBe('first_byte');
+    slow.dispose();
+    // The answer begins before the idle wait's length: the same timer now waits `idleMs` from there.
+    const quick = new AttemptScope(undefined, deadline, TIMEOUTS);
+    const timers = vi.getTimerCount();
+    vi.advanceTimersByTime(10);
+    quick.startTimer('idle');
+    expect(vi.getTimerCount()).toBe(timers);
+    vi.advanceTimersByTime(39);
+    expect(quick.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(quick.timedOut).toBe('idle');
+    quick.dispose();
+    // The answer begins after it: the idle wait still counts from there.
+    const late = new AttemptScope(undefined, deadline, TIMEOUTS);
+    vi.advanceTimersByTime(70);
+    late.startTimer('idle');
+    vi.advanceTimersByTime(39);
+    expect(late.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(late.timedOut).toBe('idle');
+    late.dispose();
+    // An idle wait longer than the first-byte one: each wait still runs its own length.
+    const long = new AttemptScope(undefined, deadline, { ...TIMEOUTS, idleMs: 300 });
+    vi.advanceTimersByTime(50);
+    long.startTimer('idle');
+    vi.advanceTimersByTime(299);
+    expect(long.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(long.timedOut).toBe('idle');
+    long.dispose();
+    deadline.dispose();
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });
 
 describe('a server that takes the request and never answers', () => {

@@ -136,12 +136,20 @@ export class AttemptScope implements AbortHook, DeadlineListener {
   readonly #deadline: RequestDeadline;
   #timer: NodeJS.Timeout | undefined;
   #timerKind: 'first_byte' | 'idle' = 'first_byte';
+  /** How long the timer runs (a restart with `refresh()` runs it that long again). */
+  #timerMs = 0;
+  /**
+   * The part of the first-byte wait still to come when the timer fires: the wait for the first byte runs on a
+   * timer of the idle wait's length (when that is not longer), so that the switch to the idle wait when the
+   * answer begins is a restart of the same timer rather than a second timer on every request.
+   */
+  #firstByteLeftMs = 0;
   #aborted = false;
   #reason: unknown;
   #listener: ((reason: unknown) => void) | undefined;
   /** Made only for a call with a signal; the one timer callback serves both waits (it reads `#timerKind`). */
   readonly #onCallerAbort: (() => void) | undefined;
-  readonly #onTimer = () => this.#expire(this.#timerKind);
+  readonly #onTimer = () => this.#timerFired();
 
   constructor(
     callerSignal: AbortSignal | undefined,
@@ -182,23 +190,29 @@ export class AttemptScope implements AbortHook, DeadlineListener {
 
   /** Starts (or restarts) the wait for the first byte, or for the next piece of the body. */
   startTimer(kind: 'first_byte' | 'idle'): void {
-    // The same wait restarted (a piece of the body arrived) reuses its timer rather than making a new one.
-    if (this.#timer !== undefined && this.#timerKind === kind) {
-      this.#timer.refresh();
+    const { firstByteMs, idleMs } = this.timeouts;
+    const timer = this.#timer;
+    // The same wait restarted (a piece of the body arrived), or the idle wait after a first-byte wait on a
+    // timer of its length, reuses the timer rather than making a new one.
+    if (timer !== undefined && (this.#timerKind === kind || this.#timerMs === idleMs)) {
+      this.#timerKind = kind;
+      this.#firstByteLeftMs = kind === 'first_byte' ? firstByteMs - this.#timerMs : 0;
+      timer.refresh();
       return;
     }
     this.stopTimer();
-    const ms = kind === 'first_byte' ? this.timeouts.firstByteMs : this.timeouts.idleMs;
     this.#timerKind = kind;
-    // Unreferenced: the request's socket keeps the process alive while it runs, and Node keeps the timer list
-    // of an unreferenced duration when it empties (a referenced one is freed and made again on every request).
-    this.#timer = setTimeout(this.#onTimer, ms);
-    this.#timer.unref();
+    if (kind === 'idle') this.#arm(idleMs);
+    else if (idleMs <= firstByteMs) {
+      this.#firstByteLeftMs = firstByteMs - idleMs;
+      this.#arm(idleMs);
+    } else this.#arm(firstByteMs);
   }
 
   stopTimer(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#firstByteLeftMs = 0;
   }
 
   dispose(): void {
@@ -206,6 +220,26 @@ export class AttemptScope implements AbortHook, DeadlineListener {
     if (this.#onCallerAbort !== undefined)
       this.#callerSignal?.removeEventListener('abort', this.#onCallerAbort);
     this.#deadline.offExpire(this);
+  }
+
+  #arm(ms: number): void {
+    this.#timerMs = ms;
+    // Unreferenced: the request's socket keeps the process alive while it runs, and Node keeps the timer list
+    // of an unreferenced duration when it empties (a referenced one is freed and made again on every request).
+    this.#timer = setTimeout(this.#onTimer, ms);
+    this.#timer.unref();
+  }
+
+  /** The timer ran out: the wait it serves is over, or the first-byte wait goes on for the part still left. */
+  #timerFired(): void {
+    const leftMs = this.#firstByteLeftMs;
+    if (this.#timerKind === 'first_byte' && leftMs > 0) {
+      this.#firstByteLeftMs = 0;
+      this.#arm(leftMs);
+      return;
+    }
+    this.#timer = undefined;
+    this.#expire(this.#timerKind);
   }
 
   #expire(kind: TimeoutKind): void {
