@@ -1,6 +1,11 @@
 // `jarvis serve` under load: 50 concurrent keep-alive clients through the real server next to 50 concurrent
 // in-process runs of the same agent (SDK) in the same run, and the server's memory after 1,000 and after 10,000
 // requests.
+// Each side runs in a process of its own (as an app calling the agent and a `jarvis serve` would), warmed up until
+// the JIT has compiled its hot code, and the sides' samples take turns. No side pays for the garbage or the
+// type feedback of another, and no forced GC runs between samples: a `global.gc()` deoptimises hundreds of
+// optimised functions ("weak objects"), so every sample after one re-ran TurboFan for ~0.2 compiles per request
+// and measured the JIT's warm-up (2-2.5 ms CPU per request) rather than the server (~1 ms once warm).
 // Both sides use the same engine: by default the scripted model over HTTP in a process of its own (what a user's
 // `jarvis serve` talks to: a model server), or with --engine=inprocess the in-process ScriptedEngine (runs that
 // never wait on I/O: a case no real deployment has, kept to show what HTTP alone adds to a run).
@@ -38,9 +43,14 @@ const CLIENTS = 50;
 
 type ChildCommand =
   | { readonly cmd: 'inprocess'; readonly clients: number; readonly durationMs: number }
+  | { readonly cmd: 'warm'; readonly clients: number; readonly count: number }
   | { readonly cmd: 'cpu' }
-  | { readonly cmd: 'settle' }
   | { readonly cmd: 'memory' };
+
+/** What a side's process runs: the agent in-process, jarvis serve, or a bare Hono app without or with the agent. */
+type Side = 'inprocess' | 'serve' | 'bare' | 'bareAgent';
+
+const SIDES: readonly Side[] = ['inprocess', 'serve', 'bare', 'bareAgent'];
 
 /** The result of one fixed-time load. */
 interface LoadSample {
@@ -142,11 +152,33 @@ async function runModel(): Promise<void> {
   process.send?.({ url: model.baseUrl });
 }
 
+/** A side's process: the system (unless bare), the side's server (unless in-process), answering commands. */
 async function runChild(): Promise<void> {
-  const dist = distModule;
-  const library = (await import(dist('index.js'))) as typeof Library;
-  const server = (await import(dist('server/index.js'))) as typeof Server;
-  const testing = (await import(dist('testing/index.js'))) as typeof Testing;
+  const side = argument(process.argv, 'side') as Side;
+  const agent = side === 'bare' ? undefined : await startAgent();
+  const ask = async () => {
+    const result = await agent?.jarvis.askFull(QUESTION, { tools: ['calculator'] });
+    if (result?.content !== ANSWER) throw new Error(`in-process answer: ${result?.content}`);
+  };
+  const served = await startSideServer(side, agent, ask);
+  process.on('message', (message: ChildCommand) => {
+    void answerCommand(message, ask).then(
+      (reply) => process.send?.({ reply }),
+      (error: unknown) => process.send?.({ error: String(error) }),
+    );
+  });
+  process.on('disconnect', () => {
+    void Promise.resolve(served?.close())
+      .then(() => agent?.close())
+      .finally(() => process.exit(0));
+  });
+  process.send?.({ url: served?.url });
+}
+
+/** The SDK over the model of the bench (the model process, or the in-process ScriptedEngine) in a fresh home. */
+async function startAgent(): Promise<{ jarvis: Library.Jarvis; close(): Promise<void> }> {
+  const library = (await import(distModule('index.js'))) as typeof Library;
+  const testing = (await import(distModule('testing/index.js'))) as typeof Testing;
   const modelUrl = argument(process.argv, 'model-url');
   const home = await mkdtemp(join(tmpdir(), 'jarvis-serve-bench-'));
   if (process.argv.includes('--telemetry=off'))
@@ -160,37 +192,28 @@ async function runChild(): Promise<void> {
     cwd: home,
     registries: library.createRegistries(),
   });
-  const system = await jarvis.system();
-  const running = await server.startJarvisServer({
-    system,
+  return {
+    jarvis,
+    close: () => jarvis.close().then(() => rm(home, { recursive: true, force: true })),
+  };
+}
+
+/** The server of a side: jarvis serve, a bare Hono app (with `ask` behind it for bareAgent), none in-process. */
+async function startSideServer(
+  side: Side,
+  agent: { jarvis: Library.Jarvis } | undefined,
+  ask: () => Promise<void>,
+): Promise<{ readonly url: string; close(): unknown } | undefined> {
+  if (side === 'bare') return startBareServer();
+  if (side === 'bareAgent') return startBareServer(ask);
+  if (side === 'inprocess' || agent === undefined) return undefined;
+  const server = (await import(distModule('server/index.js'))) as typeof Server;
+  return server.startJarvisServer({
+    system: await agent.jarvis.system(),
     port: 0,
     tools: ['calculator'],
     maxConcurrentRuns: CLIENTS * 2,
   });
-  const ask = async () => {
-    const result = await jarvis.askFull(QUESTION, { tools: ['calculator'] });
-    if (result.content !== ANSWER) throw new Error(`in-process answer: ${result.content}`);
-  };
-  process.on('message', (message: ChildCommand) => {
-    void answerCommand(message, ask).then(
-      (reply) => process.send?.({ reply }),
-      (error: unknown) => process.send?.({ error: String(error) }),
-    );
-  });
-  process.on('disconnect', () => {
-    void running
-      .close()
-      .then(() => jarvis.close())
-      .then(() => rm(home, { recursive: true, force: true }))
-      .finally(() => process.exit(0));
-  });
-  const bare = await startBareServer();
-  const bareAgent = await startBareServer(ask);
-  process.on('disconnect', () => {
-    bare.close();
-    bareAgent.close();
-  });
-  process.send?.({ url: running.url, bareUrl: bare.url, bareAgentUrl: bareAgent.url });
 }
 
 /**
@@ -228,8 +251,11 @@ async function startBareServer(
 
 async function answerCommand(command: ChildCommand, ask: () => Promise<void>): Promise<unknown> {
   if (command.cmd === 'cpu') return cpuUs();
-  if (command.cmd === 'memory' || command.cmd === 'settle') return memoryAfterGc();
-  await memoryAfterGc();
+  if (command.cmd === 'memory') return memoryAfterGc();
+  if (command.cmd === 'warm') return loadCount(command.clients, command.count, ask);
+  // One run per loop first (not measured), as the HTTP sides send one request per connection before theirs: the
+  // model server closes idle keep-alive connections after 5 s, and reopening them is no side's own cost.
+  await loadCount(command.clients, command.clients, ask);
   const cpuBefore = cpuUs();
   const sample = await loadFor(command.clients, command.durationMs, ask);
   return { ...sample, serverCpuUs: cpuUs() - cpuBefore };
@@ -286,22 +312,29 @@ async function loadCount(clients: number, count: number, once: () => Promise<voi
 // ---------------------------------------------------------------------------------------------------------
 // The parent: clients over HTTP, and the report.
 
-interface ServerChild {
+/** The process of one side, taking commands. */
+interface SideProcess {
+  readonly side: Side;
   readonly child: ChildProcess;
-  /** The scripted model's process (with --engine=http), stopped with the server. */
-  readonly model: ChildProcess | undefined;
-  readonly url: string;
-  /** The bare Hono server of the same process (the HTTP floor). */
-  readonly bareUrl: string;
-  /** The bare Hono server running askFull per request (an agent behind HTTP without jarvis serve's own work). */
-  readonly bareAgentUrl: string;
+  /** The side's server (`undefined` in-process). */
+  readonly url: string | undefined;
   command<T>(command: ChildCommand): Promise<T>;
 }
 
+/** The scripted model's process (with --engine=http): its URL and how to stop it. */
+interface ModelProcess {
+  readonly url: string | undefined;
+  stop(): void;
+}
+
 /** Forks this file in a role (`flag`); resolves with the process and its first message. */
-async function forkRole<T>(flag: string, args: readonly string[]): Promise<[ChildProcess, T]> {
+async function forkRole<T>(
+  flag: string,
+  args: readonly string[],
+  v8Flags: readonly string[] = [],
+): Promise<[ChildProcess, T]> {
   const child = fork(fileURLToPath(import.meta.url), [flag, ...args], {
-    execArgv: [...process.execArgv, '--expose-gc'],
+    execArgv: [...process.execArgv, '--expose-gc', ...v8Flags],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const first = await new Promise<T>((resolve, reject) => {
@@ -311,37 +344,47 @@ async function forkRole<T>(flag: string, args: readonly string[]): Promise<[Chil
   return [child, first];
 }
 
-async function startChild(options: ServeBenchOptions): Promise<ServerChild> {
-  const dist = options.distDir === undefined ? [] : [`--dist=${options.distDir}`];
-  const [model, modelUrl] =
-    options.engine === 'inprocess'
-      ? [undefined, undefined]
-      : await forkRole<{ url: string }>(MODEL_FLAG, dist).then(
-          ([process, { url }]) => [process, url] as const,
-        );
+/** The scripted model server in a process of its own, unless the sides use the in-process ScriptedEngine. */
+async function startModel(options: ServeBenchOptions): Promise<ModelProcess> {
+  if (options.engine === 'inprocess') return { url: undefined, stop: () => undefined };
+  const [model, { url }] = await forkRole<{ url: string }>(MODEL_FLAG, distArgs(options));
+  return { url, stop: () => model.disconnect() };
+}
+
+function distArgs(options: ServeBenchOptions): string[] {
+  return options.distDir === undefined ? [] : [`--dist=${options.distDir}`];
+}
+
+/**
+ * Starts the process of one side. With `takingTurns`, V8's memory reducer is off: a process idle for 8 s (while
+ * the other sides take their turns) would otherwise shrink its young generation back to 1 MB, and its next
+ * sample would pay for growing it again (5-7x the scavenges of a process under steady load).
+ */
+async function startSide(
+  side: Side,
+  options: ServeBenchOptions,
+  model: ModelProcess,
+  takingTurns = false,
+): Promise<SideProcess> {
   const args = [
-    ...dist,
+    ...distArgs(options),
+    `--side=${side}`,
     ...(options.telemetry === false ? ['--telemetry=off'] : []),
-    ...(modelUrl === undefined ? [] : [`--model-url=${modelUrl}`]),
+    ...(model.url === undefined ? [] : [`--model-url=${model.url}`]),
   ];
-  const [child, { url, bareUrl, bareAgentUrl }] = await forkRole<{
-    url: string;
-    bareUrl: string;
-    bareAgentUrl: string;
-  }>(CHILD_FLAG, args);
+  const v8Flags = takingTurns ? ['--no-memory-reducer', '--min-semi-space-size=16'] : [];
+  const [child, { url }] = await forkRole<{ url?: string }>(CHILD_FLAG, args, v8Flags);
   // One command at a time: each reply answers the oldest command waiting.
   const waiting: { resolve: (value: unknown) => void; reject: (error: Error) => void }[] = [];
   child.on('message', (message: { reply?: unknown; error?: string }) => {
     const next = waiting.shift();
-    if (message.error !== undefined) next?.reject(new Error(`server process: ${message.error}`));
+    if (message.error !== undefined) next?.reject(new Error(`${side} process: ${message.error}`));
     else next?.resolve(message.reply);
   });
   return {
+    side,
     child,
-    model,
     url,
-    bareUrl,
-    bareAgentUrl,
     command: <T>(command: ChildCommand) =>
       new Promise<T>((resolve, reject) => {
         waiting.push({ resolve: resolve as (value: unknown) => void, reject });
@@ -472,17 +515,15 @@ async function servedModel(url: string): Promise<string> {
  * racing that close would fail.
  */
 async function httpSample(
-  server: ServerChild,
+  server: SideProcess,
+  url: string,
   model: string,
   durationMs: number,
-  url: string = server.url,
 ): Promise<LoadSample> {
   const clients = await openClients(url, model, CLIENTS);
   try {
-    // A first request on each connection (not measured): the in-process side has nothing to warm.
+    // A first request on each connection (not measured), as the in-process side runs one per loop first.
     await Promise.all(Array.from({ length: CLIENTS }, clients.ask));
-    // The garbage the previous side left is collected now, not charged to this one (see `sideOrder`).
-    await server.command({ cmd: 'settle' });
     const cpuBefore = await server.command<number>({ cmd: 'cpu' });
     const clientBefore = cpuUs();
     const sample = await loadFor(CLIENTS, durationMs, clients.ask);
@@ -495,8 +536,8 @@ async function httpSample(
 }
 
 /** `count` requests over fresh keep-alive connections, `CLIENTS` at a time. */
-async function httpCount(server: ServerChild, model: string, count: number): Promise<void> {
-  const clients = await openClients(server.url, model, CLIENTS);
+async function httpCount(url: string, model: string, count: number): Promise<void> {
+  const clients = await openClients(url, model, CLIENTS);
   try {
     await loadCount(CLIENTS, count, clients.ask);
   } finally {
@@ -504,8 +545,18 @@ async function httpCount(server: ServerChild, model: string, count: number): Pro
   }
 }
 
-function inProcessSample(server: ServerChild, durationMs: number): Promise<LoadSample> {
-  return server.command<LoadSample>({ cmd: 'inprocess', clients: CLIENTS, durationMs });
+/** `count` requests to a side, not measured (its warm-up). */
+function warmUp(process: SideProcess, model: string, count: number): Promise<void> {
+  if (process.url === undefined)
+    return process.command<void>({ cmd: 'warm', clients: CLIENTS, count });
+  return httpCount(process.url, model, count);
+}
+
+/** A sample of a side: the in-process loops in its process, or HTTP clients here against its server. */
+function sample(process: SideProcess, model: string, durationMs: number): Promise<LoadSample> {
+  if (process.url === undefined)
+    return process.command<LoadSample>({ cmd: 'inprocess', clients: CLIENTS, durationMs });
+  return httpSample(process, process.url, model, durationMs);
 }
 
 /** Options of `serveBench`. */
@@ -528,11 +579,13 @@ export interface ServeBenchOptions {
 export async function serveBench(options: ServeBenchOptions = {}): Promise<string> {
   const rounds = options.quick ? 3 : 7;
   const durationMs = options.quick ? 500 : 1500;
+  const warmUpRequests = options.quick ? 1500 : 3000;
   const { only } = options;
-  const throughput = only === 'leak' ? [] : await measureThroughput(rounds, durationMs, options);
+  const throughput =
+    only === 'leak' ? [] : await measureThroughput(rounds, durationMs, warmUpRequests, options);
   const leak = only === 'throughput' ? [] : await measureLeak(1_000, 10_000, options);
   return [
-    `jarvis serve: ${CLIENTS} concurrent clients, orchestrator + calculator over a scripted model ${options.engine === 'inprocess' ? 'in-process (ScriptedEngine)' : 'server over HTTP (its own process)'} (2 model calls + 1 tool call per request), ${rounds} rounds × ${durationMs} ms per side, medians; telemetry ${options.telemetry === false ? 'off' : 'on'}`,
+    `jarvis serve: ${CLIENTS} concurrent clients, orchestrator + calculator over a scripted model ${options.engine === 'inprocess' ? 'in-process (ScriptedEngine)' : 'server over HTTP (its own process)'} (2 model calls + 1 tool call per request), each side in a process of its own warmed up by ${warmUpRequests} requests, ${rounds} rounds × ${durationMs} ms per side, medians; telemetry ${options.telemetry === false ? 'off' : 'on'}`,
     ...throughput,
     ...leak,
   ].join('\n');
@@ -541,23 +594,23 @@ export async function serveBench(options: ServeBenchOptions = {}): Promise<strin
 async function measureThroughput(
   rounds: number,
   durationMs: number,
+  warmUpRequests: number,
   options: ServeBenchOptions,
 ): Promise<string[]> {
-  const server = await startChild(options);
+  const model = await startModel(options);
+  const processes: SideProcess[] = [];
   try {
-    const model = await servedModel(server.url);
-    const sides = [
-      (ms: number) => inProcessSample(server, ms),
-      (ms: number) => httpSample(server, model, ms),
-      (ms: number) => httpSample(server, model, ms, server.bareUrl),
-      (ms: number) => httpSample(server, model, ms, server.bareAgentUrl),
-    ];
-    for (const side of sides) await side(500); // warm-up
-    const samples: LoadSample[][] = sides.map(() => []);
+    for (const side of SIDES) processes.push(await startSide(side, options, model, true));
+    const served = processes.find((p) => p.side === 'serve')?.url;
+    const modelId = await servedModel(served ?? '');
+    // CPU per request falls over the first few thousand requests of a process, until the JIT has compiled what
+    // it runs hot and the young generation has grown to its working size.
+    for (const process of processes) await warmUp(process, modelId, warmUpRequests);
+    const samples: LoadSample[][] = processes.map(() => []);
     const loads: number[] = [];
     for (let round = 0; round < rounds; round++) {
-      for (const index of sideOrder(round, sides.length)) {
-        samples[index]?.push(await (sides[index] as (typeof sides)[0])(durationMs));
+      for (const index of sideOrder(round, processes.length)) {
+        samples[index]?.push(await sample(processes[index] as SideProcess, modelId, durationMs));
       }
       loads.push(loadavg()[0] ?? Number.NaN);
     }
@@ -567,24 +620,19 @@ async function measureThroughput(
       ...throughputTable(http, inProcess, bare, bareAgent),
     ];
   } finally {
-    stopChild(server);
+    for (const process of processes) process.child.disconnect();
+    model.stop();
   }
 }
 
 /**
  * The order of the sides in round `round`: each round starts with the next side (so none always runs first), and
- * every other round runs them backwards (so none always runs right after the same side: a side runs after the
- * in-process side's 50 loops in one round and after a cheap side in another). Each sample also starts after a
- * full garbage collection in the server process, so no side pays for the garbage of the one before it.
+ * every other round runs them backwards (so none always runs right after the same side), which spreads drifts
+ * in the machine's load over the sides.
  */
 function sideOrder(round: number, count: number): number[] {
   const order = Array.from({ length: count }, (_, i) => (round + i) % count);
   return round % 2 === 1 ? order.reverse() : order;
-}
-
-function stopChild(server: ServerChild): void {
-  server.child.disconnect();
-  server.model?.disconnect();
 }
 
 async function measureLeak(
@@ -592,12 +640,17 @@ async function measureLeak(
   total: number,
   options: ServeBenchOptions,
 ): Promise<string[]> {
-  const server = await startChild(options);
+  const model = await startModel(options);
+  const server = await startSide('serve', options, model).catch((error: unknown) => {
+    model.stop();
+    throw error;
+  });
   try {
-    const model = await servedModel(server.url);
-    await httpCount(server, model, first);
+    const url = server.url ?? '';
+    const modelId = await servedModel(url);
+    await httpCount(url, modelId, first);
     const early = await server.command<MemorySample>({ cmd: 'memory' });
-    await httpCount(server, model, total - first);
+    await httpCount(url, modelId, total - first);
     const late = await server.command<MemorySample>({ cmd: 'memory' });
     const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
     const ratio = (a: number, b: number) => `${(b / a).toFixed(3)}×`;
@@ -607,7 +660,8 @@ async function measureLeak(
       `  heapUsed  ${mib(early.heapUsedBytes)} -> ${mib(late.heapUsedBytes)}  ${ratio(early.heapUsedBytes, late.heapUsedBytes)}`,
     ];
   } finally {
-    stopChild(server);
+    server.child.disconnect();
+    model.stop();
   }
 }
 
@@ -645,14 +699,21 @@ function throughputTable(
         .padStart(20)}`,
     );
   }
+  const [inProcessRow, serveRow] = rows;
+  if (inProcessRow !== undefined && serveRow !== undefined) {
+    const cpu = serveRow.cpuMs / inProcessRow.cpuMs;
+    const withClients = (serveRow.cpuMs + serveRow.clientMs) / inProcessRow.cpuMs;
+    lines.push(
+      `jarvis serve CPU per request: ${cpu.toFixed(2)}× in-process (its process), ${withClients.toFixed(2)}× with its HTTP clients (when other work fills the cores, req/s follows CPU shares more than CPU per request)`,
+    );
+  }
   lines.push(
-    'goal: jarvis serve req/s ≥ 0.80× in-process. Every sample starts after a full GC in the server process and',
-    'every other round runs the sides in reverse order, so that no side pays for the garbage of, or always follows,',
-    'the same side. The bare row answers a fixed JSON with no agent: what HTTP',
-    'alone costs here; bare + askFull runs the agent behind that bare app (HTTP and the agent without jarvis',
-    "serve's guards, limits, deadline and OpenAI shapes). Server CPU is the server process's; client CPU is the",
-    "bench process's raw HTTP clients (the in-process side's 50 loops run inside the server process); the model",
-    'process is not counted.',
+    'goal: jarvis serve req/s ≥ 0.80× in-process. Each row runs in a process of its own, warmed up first; the rows',
+    'take turns (every other round backwards). The bare row answers a fixed JSON with no agent: what HTTP alone',
+    "costs here; bare + askFull runs the agent behind that bare app (HTTP and the agent without jarvis serve's",
+    "guards, limits, deadline and OpenAI shapes). Server CPU is the CPU of the row's process (for in-process, the",
+    "process running the 50 loops); client CPU is the bench process's raw HTTP clients, which share the machine's",
+    'cores with the server (the in-process loops have no such client); the model process is not counted.',
   );
   return lines;
 }
