@@ -36,6 +36,14 @@ export interface ToolCallFormatsBenchOptions {
 
 const KB = 1024;
 const RATIO_GOAL = 3;
+/**
+ * readTextToolCalls reads a reply whole: it first rules out the common formats (`<tool_call>` JSON, Mistral, …) and
+ * finds which family's markers the reply holds, then runs that family's reader (held to RATIO_GOAL above). The
+ * whole path is held to one JSON.parse more than a family's reader: ruling out and choosing should cost no more
+ * (for a common format the whole path is its reader). Measured in session 10 at 1 KB: 0.6-2.5x (the most for the
+ * two-byte DeepSeek / Kimi replies and for Qwen3-Coder), so the goal is not met by every row yet.
+ */
+const WHOLE_RATIO_GOAL = RATIO_GOAL + 1;
 const SHARE_GOAL = 0.95;
 const TOOL = 'write_file';
 const PATH = 'notes/summary.md';
@@ -621,10 +629,18 @@ interface ParseTable {
 
 const SHAPE_NAMES: Record<Shape, string> = { small: 'small', arg: 'long arg', prose: 'prose' };
 
+/** Whether a goal is met, or by how many of `rows` rows it is not. */
+function goalLine(over: readonly string[], rows: number): string {
+  return over.length === 0
+    ? 'met'
+    : `NOT met by ${over.length} of ${rows} rows (see the flag column)`;
+}
+
 /** One table (format.read or readTextToolCalls): per family the µs and ratio to JSON.parse per shape. */
 function parseTable(input: ParseTableInput): ParseTable {
   const { kind, micros, ratios, problems, sizes } = input;
   const what = kind === 'read' ? 'format.read' : 'readTextToolCalls';
+  const goal = kind === 'read' ? RATIO_GOAL : WHOLE_RATIO_GOAL;
   const over: string[] = [];
   const wrong: string[] = [];
   const rows = input.families.map((family) => {
@@ -641,7 +657,7 @@ function parseTable(input: ParseTableInput): ParseTable {
       }
       const ratio = ratios.get(key) ?? us / base;
       row.push(formatMicros(us), `${ratio.toFixed(2)}x`);
-      if (ratio > RATIO_GOAL) slow.push(SHAPE_NAMES[shape]);
+      if (ratio > goal) slow.push(SHAPE_NAMES[shape]);
       const problem = problems.get(key);
       if (problem === undefined) continue;
       bad.push(SHAPE_NAMES[shape]);
@@ -649,7 +665,7 @@ function parseTable(input: ParseTableInput): ParseTable {
     }
     if (slow.length > 0) over.push(`${family.format} (${what})`);
     const flags = [
-      slow.length === 0 ? '' : `> ${RATIO_GOAL}x: ${slow.join(', ')}`,
+      slow.length === 0 ? '' : `> ${goal}x: ${slow.join(', ')}`,
       bad.length === 0 ? '' : `WRONG: ${bad.join(', ')}`,
     ];
     row.push(flags.filter((flag) => flag !== '').join('; '));
@@ -734,14 +750,14 @@ async function parseCostReport(sizes: Sizes, samples: number, targetMs: number):
   const read = parseTable({ kind: 'read', families: FAMILIES, ...common });
   const whole = parseTable({ kind: 'whole', families: [...FAMILIES, ...COMMON], ...common });
   const json = (shape: Shape) => formatMicros(micros.get(`json ${shape}`) ?? Number.NaN);
-  const over = [...read.over, ...whole.over];
   const wrong = [...read.wrong, ...whole.wrong];
   const lines = [
     read.table,
     '',
     whole.table,
     `baseline: JSON.parse of a {"name", "arguments": {"path", "text"}} document of the same bytes: ${formatSize(sizes.small)} ${json('small')}, ${formatSize(sizes.large)} ${json('arg')} (medians of interleaved samples: ${plans.small?.samples} batches of ${plans.small?.targetMs} ms at ${formatSize(sizes.small)} in each of ${SMALL_WORKERS} workers, the median of their medians kept, ${samples} of ${targetMs} ms at ${formatSize(sizes.large)}; timed in a worker without tsx; a ratio is the median over the samples of a batch's time to that of a JSON.parse batch timed right before it; the DeepSeek replies are two-byte strings)`,
-    `goal: each family <= ${RATIO_GOAL}x JSON.parse of the same bytes: ${over.length === 0 ? 'met' : `NOT met by ${over.length} of ${FAMILIES.length * 2 + COMMON.length} rows (see the flag column)`}`,
+    `goal: each family's format.read <= ${RATIO_GOAL}x JSON.parse of the same bytes: ${goalLine(read.over, FAMILIES.length)}`,
+    `goal: readTextToolCalls (ruling out the common formats and choosing the family, then reading) <= ${WHOLE_RATIO_GOAL}x: ${goalLine(whole.over, FAMILIES.length + COMMON.length)}`,
   ];
   if (wrong.length > 0) {
     lines.push(`replies read wrong (${wrong.length}):`, ...wrong.map((line) => `  ${line}`));

@@ -172,6 +172,27 @@ describe('compactJsonText', () => {
     expect(compactJsonText({ a: '\ud800' }, whole('{"a": "\ud800"}'))).toBeUndefined();
   });
 
+  it('gives up on a \\u or \\/ escape only inside the span, spans of one text asked in any order', () => {
+    const text = '{"a": "x\\"y"} {"b": "\\u0041"} {"c": "\\\\u\\n"} {"d": "\\/"} {"e": 1}';
+    const spans = [...text.matchAll(/\{[^{}]*\}/g)].map((match) => ({
+      text,
+      start: match.index,
+      end: match.index + match[0].length,
+    }));
+    const expected = ['{"a":"x\\"y"}', undefined, '{"c":"\\\\u\\n"}', undefined, '{"e":1}'];
+    for (const order of [
+      [0, 1, 2, 3, 4],
+      [4, 3, 2, 1, 0],
+      [2, 0, 4, 1, 3],
+    ]) {
+      for (const index of order) {
+        const span = spans[index] as { text: string; start: number; end: number };
+        const value = JSON.parse(text.slice(span.start, span.end)) as unknown;
+        expect(compactJsonText(value, span), String(index)).toBe(expected[index]);
+      }
+    }
+  });
+
   it('equals JSON.stringify(JSON.parse(text)) whenever it answers (property)', () => {
     const space = fc.constantFrom('', ' ', '\n', '  ', '\t', '\r\n');
     const key = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('a', 'a', '1', '__proto__'));

@@ -506,28 +506,37 @@ function compactValue(
   let copied = start;
   let keys = 0;
   let depth = 0;
-  // The next quote and backslash, each searched for once per hit (linear however the strings are escaped).
+  // JSON.parse read the span, so its escapes are JSON's; when none is `\u` or `\/` (nor looks like one), all are
+  // written as they stand and a string ends at its first unescaped quote: the quotes are all that is searched for.
+  const rare = rareEscapeFrom(text, start);
+  const plain = rare === -1 || rare >= end;
+  // Else the next quote and backslash, each searched for once per hit (linear however the strings are escaped).
   let quote = -2;
   let backslash = -2;
   let at = start;
   do {
     const code = text.charCodeAt(at);
     if (code === QUOTE) {
-      let from = at + 1;
-      for (;;) {
-        if (quote < from) quote = text.indexOf('"', from);
-        if (quote === -1 || quote >= end) return undefined;
-        if (backslash !== -1 && backslash < from) backslash = text.indexOf('\\', from);
-        if (backslash === -1 || backslash > quote) break;
-        if (!isKeptEscape(text.charCodeAt(backslash + 1))) return undefined;
-        from = backslash + 2;
+      let close = plain ? stringEnd(text, at + 1, end) : -1;
+      if (!plain) {
+        let from = at + 1;
+        for (;;) {
+          if (quote < from) quote = text.indexOf('"', from);
+          if (quote === -1 || quote >= end) return undefined;
+          if (backslash !== -1 && backslash < from) backslash = text.indexOf('\\', from);
+          if (backslash === -1 || backslash > quote) break;
+          if (!isKeptEscape(text.charCodeAt(backslash + 1))) return undefined;
+          from = backslash + 2;
+        }
+        close = quote;
       }
-      if (text.charCodeAt(skipSpaceQuietly(text, quote + 1, end)) === COLON) {
+      if (close === -1) return undefined;
+      if (text.charCodeAt(skipSpaceQuietly(text, close + 1, end)) === COLON) {
         const first = text.charCodeAt(at + 1);
         if (first >= DIGIT_0 && first <= DIGIT_9) return undefined;
         keys += 1;
       }
-      at = quote + 1;
+      at = close + 1;
       continue;
     }
     if (isSpace(code)) {
@@ -546,6 +555,41 @@ function compactValue(
   const whole = copied === start && start === 0 && at === text.length;
   const compact = whole ? text : out + text.slice(copied, at);
   return { text: compact, end: at };
+}
+
+/** A search's last hit: the first one at or after `from` (-1: none). */
+interface KeptHit {
+  from: number;
+  at: number;
+}
+
+/** The last searches for `\u` and `\/` escapes in one text. */
+let rareEscapes:
+  | { readonly text: string; readonly unicode: KeptHit; readonly slash: KeptHit }
+  | undefined;
+
+/**
+ * The first `\u` or `\/` at or after `from` (-1: none), the escapes `JSON.stringify` writes otherwise. Each one's
+ * last hit is kept for the text (searched again only when `from` lies outside what it answers): the spans of one
+ * reply are compacted in order, so its rest is searched once, not once per span.
+ */
+function rareEscapeFrom(text: string, from: number): number {
+  let last = rareEscapes;
+  if (last === undefined || last.text !== text) {
+    last = { text, unicode: { from: 0, at: -2 }, slash: { from: 0, at: -2 } };
+    rareEscapes = last;
+  }
+  const unicode = keptHit(text, '\\u', last.unicode, from);
+  const slash = keptHit(text, '\\/', last.slash, from);
+  return unicode === -1 || (slash !== -1 && slash < unicode) ? slash : unicode;
+}
+
+/** `text.indexOf(needle, from)`, answered by `hit` when it covers `from` (and kept there when searched). */
+function keptHit(text: string, needle: string, hit: KeptHit, from: number): number {
+  if (hit.from <= from && (hit.at === -1 || hit.at >= from)) return hit.at;
+  hit.from = from;
+  hit.at = text.indexOf(needle, from);
+  return hit.at;
 }
 
 const COLON = 0x3a;

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createAnyFinder, createFenceTracker, createMarkerIndex, joinPieces } from './text-scan.js';
+import {
+  createAnyFinder,
+  createFenceTracker,
+  createMarkerIndex,
+  indexMarkers,
+  joinPieces,
+} from './text-scan.js';
 
 const MARKERS = [
   '<tool_call>',
@@ -47,6 +53,36 @@ describe('createMarkerIndex', () => {
     expect(holds('<|python_tag|>')).toBe(false);
     expect(createMarkerIndex(MARKERS)('prose <|python_tag|>')('<|python_tag|>')).toBe(true);
     expect(createMarkerIndex(MARKERS)('a <x')('<x')).toBe(true);
+  });
+});
+
+describe('indexMarkers', () => {
+  it('answers by number as text.includes(marker) does, the same numbers for every text (property)', () => {
+    const index = indexMarkers([...MARKERS, '<x']);
+    const ids = MARKERS.map((marker) => index.idOf(marker));
+    expect(new Set(ids).size).toBe(MARKERS.length);
+    expect(index.idOf('<q>')).toBe(-1);
+    const piece = fc.oneof(
+      fc.constantFrom(...MARKERS),
+      fc.constantFrom(...MARKERS).map((marker) => marker.slice(1)),
+      fc.constantFrom('<', '|', '<|', '<t', ' ', 'a', '>', 'x', '='),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 12 }),
+        fc.array(fc.nat(MARKERS.length - 1), { maxLength: 8 }),
+        (pieces, asked) => {
+          const text = pieces.join('');
+          const hits = index.scan(text);
+          for (const at of asked) {
+            const marker = MARKERS[at] as string;
+            expect(hits.holds(ids[at] as number), marker).toBe(text.includes(marker));
+          }
+          expect(hits.has('<q>')).toBe(text.includes('<q>'));
+        },
+      ),
+      { numRuns: 1000, seed: 17 },
+    );
   });
 });
 

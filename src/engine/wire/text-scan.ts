@@ -206,33 +206,135 @@ const LESS_THAN = 0x3c;
  * answers are those of `text.includes(marker)`, for any marker asked (listed or not).
  */
 export function createMarkerIndex(markers: readonly string[]): (text: string) => MarkerTest {
-  // `<` and one more character: searched for as any other marker (too short for a two-character key).
-  const angled = new Set(markers.filter((m) => m.length >= 3 && m.charCodeAt(0) === LESS_THAN));
-  const byPrefix = new Map<number, string[]>();
-  for (const marker of angled) {
-    const key = prefixKey(marker, 0);
-    const list = byPrefix.get(key) ?? [];
-    list.push(marker);
-    byPrefix.set(key, list);
-  }
-  const anchors = new Map(markers.map((marker) => [marker, anchorOf(marker)]));
+  const index = indexMarkers(markers);
   return (text) => {
-    let found: Set<string> | undefined;
-    let others: Map<string, boolean> | undefined;
-    return (marker) => {
-      if (angled.has(marker)) {
-        found ??= angledMarkers(text, byPrefix, angled.size);
-        return found.has(marker);
-      }
-      others ??= new Map();
-      let holds = others.get(marker);
-      if (holds === undefined) {
-        holds = includesByAnchor(text, marker, anchors.get(marker) ?? anchorOf(marker));
-        others.set(marker, holds);
-      }
-      return holds;
-    };
+    const hits = index.scan(text);
+    return (marker) => hits.has(marker);
   };
+}
+
+/** A fixed list of markers, numbered, and a scan of a text for them (see `createMarkerIndex`). */
+export interface MarkerIndex {
+  /** The number of a listed marker (the same for every text), or -1 when it is not listed. */
+  idOf(marker: string): number;
+  /** Which markers `text` holds, each found when first asked about (the `<` ones all in one pass). */
+  scan(text: string): MarkerHits;
+}
+
+/** Which markers one text holds: `text.includes(marker)`, answered once per marker. */
+export interface MarkerHits {
+  /** Whether the text holds the listed marker numbered `id` (from `MarkerIndex.idOf`). */
+  holds(id: number): boolean;
+  /** `text.includes(marker)` for any marker: listed ones by their number, others searched. */
+  has(marker: string): boolean;
+}
+
+/**
+ * Numbers `markers` once (by `idOf`), so a text's answers are kept in a byte per marker and asked by number: no
+ * string hashed or compared per question (a reply asks about some fifty markers, most absent).
+ */
+export function indexMarkers(markers: readonly string[]): MarkerIndex {
+  return new Markers(markers);
+}
+
+class Markers implements MarkerIndex {
+  readonly list: readonly string[];
+  private readonly ids: ReadonlyMap<string, number>;
+  /** Per marker: 1 when it starts with `<` (and is found by the pass over `<`), else 0. */
+  readonly angled: Uint8Array;
+  readonly angledCount: number;
+  /** The numbers of the `<` markers by `prefixKey`. */
+  readonly byPrefix: ReadonlyMap<number, readonly number[]>;
+  /** Per marker: where its anchor stands (see `anchorOf`). */
+  readonly anchors: readonly number[];
+
+  constructor(markers: readonly string[]) {
+    this.list = [...new Set(markers)];
+    this.ids = new Map(this.list.map((marker, id) => [marker, id]));
+    this.angled = new Uint8Array(this.list.length);
+    const byPrefix = new Map<number, number[]>();
+    let angledCount = 0;
+    this.list.forEach((marker, id) => {
+      // `<` and one more character: searched for as any other marker (too short for a two-character key).
+      if (marker.length < 3 || marker.charCodeAt(0) !== LESS_THAN) return;
+      this.angled[id] = 1;
+      angledCount += 1;
+      const key = prefixKey(marker, 0);
+      const list = byPrefix.get(key) ?? [];
+      list.push(id);
+      byPrefix.set(key, list);
+    });
+    this.angledCount = angledCount;
+    this.byPrefix = byPrefix;
+    this.anchors = this.list.map(anchorOf);
+  }
+
+  idOf(marker: string): number {
+    return this.ids.get(marker) ?? -1;
+  }
+
+  scan(text: string): MarkerHits {
+    return new Hits(this, text);
+  }
+}
+
+/** Per marker: not asked yet, absent, present. */
+const UNKNOWN = 0;
+const ABSENT = 1;
+const PRESENT = 2;
+
+class Hits implements MarkerHits {
+  private readonly markers: Markers;
+  private readonly text: string;
+  private readonly state: Uint8Array;
+  private angledScanned = false;
+
+  constructor(markers: Markers, text: string) {
+    this.markers = markers;
+    this.text = text;
+    this.state = new Uint8Array(markers.list.length);
+  }
+
+  holds(id: number): boolean {
+    const { markers, state } = this;
+    if (markers.angled[id] === 1) {
+      if (!this.angledScanned) this.scanAngled();
+      return state[id] === PRESENT;
+    }
+    let known = state[id];
+    if (known === UNKNOWN) {
+      const marker = markers.list[id] as string;
+      known = includesByAnchor(this.text, marker, markers.anchors[id] as number) ? PRESENT : ABSENT;
+      state[id] = known;
+    }
+    return known === PRESENT;
+  }
+
+  has(marker: string): boolean {
+    const id = this.markers.idOf(marker);
+    return id === -1 ? includesByAnchor(this.text, marker, anchorOf(marker)) : this.holds(id);
+  }
+
+  /** Marks the `<` markers the text holds, from one pass over its `<` (stopping once all are found). */
+  private scanAngled(): void {
+    this.angledScanned = true;
+    const { text, state } = this;
+    const { byPrefix, list, angledCount } = this.markers;
+    let found = 0;
+    for (
+      let at = text.indexOf('<');
+      at !== -1 && found < angledCount;
+      at = text.indexOf('<', at + 1)
+    ) {
+      const candidates = byPrefix.get(prefixKey(text, at));
+      if (candidates === undefined) continue;
+      for (const id of candidates) {
+        if (state[id] === PRESENT || !text.startsWith(list[id] as string, at)) continue;
+        state[id] = PRESENT;
+        found += 1;
+      }
+    }
+  }
 }
 
 /**
@@ -243,28 +345,21 @@ function prefixKey(text: string, at: number): number {
   return text.charCodeAt(at + 1) * 0x10000 + (text.charCodeAt(at + 2) || 0);
 }
 
-/** The markers of `byPrefix` (keyed by `prefixKey`) that `text` holds, from one pass over its `<`. */
-function angledMarkers(
-  text: string,
-  byPrefix: ReadonlyMap<number, readonly string[]>,
-  count: number,
-): Set<string> {
-  const found = new Set<string>();
-  for (
-    let at = text.indexOf('<');
-    at !== -1 && found.size < count;
-    at = text.indexOf('<', at + 1)
-  ) {
-    const candidates = byPrefix.get(prefixKey(text, at));
-    if (candidates === undefined) continue;
-    for (const marker of candidates) if (text.startsWith(marker, at)) found.add(marker);
-  }
-  return found;
-}
-
 /** Where in a marker its first character that is not a letter, digit, space or `_` stands (0 when none). */
 function anchorOf(marker: string): number {
-  return Math.max(0, marker.search(/[^A-Za-z0-9 _]/));
+  for (let at = 0; at < marker.length; at += 1) if (!isNameCode(marker.charCodeAt(at))) return at;
+  return 0;
+}
+
+/** A letter, digit, space or `_`. */
+function isNameCode(code: number): boolean {
+  return (
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x20 ||
+    code === 0x5f
+  );
 }
 
 /** `text.includes(marker)`, searching for the marker from `offset` (its anchor) and checking back from there. */

@@ -8,6 +8,7 @@ import {
   isWellFormedText,
   type JsonSpan,
   jsonMembers,
+  lastMemberGuess,
   matchSticky,
   memberSpan,
   noteReach,
@@ -657,10 +658,9 @@ function callFromObject(
   if (strict && !hasOnlyKeys(value, [nameKey ?? '', argumentsKey ?? '', 'id', 'type'])) {
     return undefined;
   }
-  const argsSpan =
-    span === undefined || argumentsKey === undefined
-      ? undefined
-      : memberSpan(jsonMembers(span), argumentsKey);
+  // Where the arguments may stand, found without reading past them: compactJsonText takes the guess only when it
+  // is right (the last member, the one JSON.parse kept), else the value is serialised.
+  const argsSpan = argumentsKey === undefined ? undefined : lastMemberGuess(span, argumentsKey);
   const args = normaliseArguments(
     argumentsKey === undefined ? undefined : value[argumentsKey],
     argsSpan,

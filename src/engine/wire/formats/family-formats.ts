@@ -90,8 +90,22 @@ export function toolCallFormatsNamed(name: string): readonly ToolCallFormat[] {
 /** The formats to read a reply of `model` with: the unambiguous ones, plus those its name says it writes. */
 export function toolCallFormatsFor(model: string | undefined): readonly ToolCallFormat[] {
   if (model === undefined || model === '') return UNAMBIGUOUS_FORMATS;
-  const named = FORMATS_BY_MODEL.filter((entry) => entry.model.test(model)).map(
-    (entry) => entry.format,
-  );
-  return named.length === 0 ? UNAMBIGUOUS_FORMATS : [...named, ...UNAMBIGUOUS_FORMATS];
+  let formats = formatsByModel.get(model);
+  if (formats === undefined) {
+    const named = FORMATS_BY_MODEL.filter((entry) => entry.model.test(model)).map(
+      (entry) => entry.format,
+    );
+    formats = named.length === 0 ? UNAMBIGUOUS_FORMATS : [...named, ...UNAMBIGUOUS_FORMATS];
+    // A program talks to a few models: the lists are kept by name (and the cache emptied should it fill up).
+    if (formatsByModel.size >= MODELS_KEPT) formatsByModel.clear();
+    formatsByModel.set(model, formats);
+  }
+  return formats;
 }
+
+/**
+ * The list for each model name asked about, so each reply does not test the name against every pattern again
+ * and readers can keep what they work out per list (the same list object each time).
+ */
+const formatsByModel = new Map<string, readonly ToolCallFormat[]>();
+const MODELS_KEPT = 64;

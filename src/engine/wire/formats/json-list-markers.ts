@@ -377,7 +377,6 @@ export const gigaChat3Format: ToolCallFormat = {
   markers: GIGACHAT_MARKERS,
   read(reply, tools) {
     try {
-      if (!GIGACHAT_MARKERS.some((marker) => reply.includes(marker))) return undefined;
       // The message ends are dropped from what is left, not from the whole reply first (a copy of all of it).
       const found = readMarkedBlocks(reply, GIGACHAT_BLOCKS, tools);
       if (found === undefined) return undefined;

@@ -57,6 +57,9 @@ describe('readTextToolCalls', () => {
       })?.toolCalls,
     ).toEqual([{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' }]);
     expect(toolCallFormatsFor(undefined)).toBe(UNAMBIGUOUS_FORMATS);
+    // One list per model name, kept: readers keep what they work out per list.
+    expect(toolCallFormatsFor('hermes-3')).toBe(toolCallFormatsFor('hermes-3'));
+    expect(toolCallFormatsFor('hermes-3')[0]?.name).toBe('hermes');
   });
 
   it('invents no call: unknown tools, examples in code fences, no tools offered', () => {

@@ -1,5 +1,5 @@
 import type { ToolCall } from '../../../core/index.js';
-import { createMarkerIndex, type MarkerTest } from '../text-scan.js';
+import { indexMarkers, type MarkerHits, type MarkerIndex } from '../text-scan.js';
 import { extractTextToolCallsIn, MARKED_CALL_STARTS } from '../text-tool-calls.js';
 import { TOOL_CALL_FORMATS, toolCallFormatsFor } from './family-formats.js';
 import type { OfferedToolSet, TextCall, ToolCallFormat, VisibleText } from './tool-call-format.js';
@@ -34,7 +34,8 @@ export function readTextToolCalls(
   if (tools.names.size === 0) return undefined;
   const { generateId } = options;
   // Which markers the reply holds is found once here, not once per format and marker.
-  const hasMarker = markersIn(content);
+  const hits = markersIn(content);
+  const hasMarker = (marker: string) => hits.has(marker);
   // Every common format writes a call as a JSON object or list or as `name(…)`: a reply without `{`, `[` or `(`
   // (an XML-style call with text arguments, say) skips both of their passes.
   const common = holdsCallBracket(content);
@@ -42,7 +43,7 @@ export function readTextToolCalls(
     ? extractTextToolCallsIn(content, tools.names, { generateId, only: 'marked', hasMarker })
     : undefined;
   if (marked !== undefined && marked.toolCalls.length > 0) return marked;
-  const family = readFamilyFormats(content, tools, options, hasMarker);
+  const family = readFamilyFormats(content, tools, options, hits);
   if (family !== undefined) return family;
   const unmarked = common
     ? extractTextToolCallsIn(content, tools.names, { generateId, only: 'unmarked' })
@@ -63,20 +64,57 @@ function readFamilyFormats(
   content: string,
   tools: OfferedToolSet,
   options: ReadTextToolCallsOptions,
-  hasMarker: MarkerTest,
+  hits: MarkerHits,
 ): FoundTextToolCalls | undefined {
   const formats = options.formats ?? toolCallFormatsFor(options.model);
+  const plan = markerPlan(formats);
   // Two passes over the formats rather than lists of them: most replies hold one format's markers, or none.
   for (const main of [true, false]) {
-    for (const format of formats) {
-      const holdsMain = hasMarker(format.markers[0] ?? '\u0000');
-      if (main ? !holdsMain : holdsMain || !format.markers.some(hasMarker)) continue;
+    for (let index = 0; index < formats.length; index += 1) {
+      const format = formats[index] as ToolCallFormat;
+      const ids = plan[index] as readonly number[];
+      const holdsMain = holdsMarker(hits, ids, format.markers, 0);
+      if (main ? !holdsMain : holdsMain || !holdsAnyMarker(hits, ids, format.markers)) continue;
       const found = readSafely(format, content, tools);
       if (found === undefined || found.calls.length === 0) continue;
       return { content: found.content, toolCalls: withIds(found.calls, options.generateId) };
     }
   }
   return undefined;
+}
+
+/** Per format of a list, the numbers of its markers in the marker index (-1: not listed), made once per list. */
+const markerPlans = new WeakMap<readonly ToolCallFormat[], readonly (readonly number[])[]>();
+
+function markerPlan(formats: readonly ToolCallFormat[]): readonly (readonly number[])[] {
+  let plan = markerPlans.get(formats);
+  if (plan === undefined) {
+    const index = markerIndex();
+    plan = formats.map((format) => format.markers.map((marker) => index.idOf(marker)));
+    markerPlans.set(formats, plan);
+  }
+  return plan;
+}
+
+/** Whether the reply holds marker `at` of a format (`ids` its numbers); a format without markers asks for NUL. */
+function holdsMarker(
+  hits: MarkerHits,
+  ids: readonly number[],
+  markers: readonly string[],
+  at: number,
+): boolean {
+  const id = ids[at];
+  if (id === undefined) return hits.has('\u0000');
+  return id === -1 ? hits.has(markers[at] as string) : hits.holds(id);
+}
+
+function holdsAnyMarker(
+  hits: MarkerHits,
+  ids: readonly number[],
+  markers: readonly string[],
+): boolean {
+  for (let at = 0; at < ids.length; at += 1) if (holdsMarker(hits, ids, markers, at)) return true;
+  return false;
 }
 
 /**
@@ -100,18 +138,22 @@ export function readVisibleText(
   return undefined;
 }
 
-let markerIndex: ((text: string) => MarkerTest) | undefined;
+let markers: MarkerIndex | undefined;
 
 /**
  * The markers of every format (and of the common marked formats), indexed for one pass over a reply; built on the
  * first reply read, not when the library loads (a program that never reads one does not pay for it).
  */
-function markersIn(content: string): MarkerTest {
-  markerIndex ??= createMarkerIndex([
+function markerIndex(): MarkerIndex {
+  markers ??= indexMarkers([
     ...MARKED_CALL_STARTS,
     ...TOOL_CALL_FORMATS.flatMap((format) => format.markers),
   ]);
-  return markerIndex(content);
+  return markers;
+}
+
+function markersIn(content: string): MarkerHits {
+  return markerIndex().scan(content);
 }
 
 function readSafely(format: ToolCallFormat, content: string, tools: OfferedToolSet) {
