@@ -49,6 +49,50 @@ function moduleIndex(dist, folder) {
   return join(dist, folder, 'index.js');
 }
 
+/** Any character outside ASCII (a UTF-16 code unit: an astral character is two, a surrogate pair). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * The bundle's text with every non-ASCII character written as a `\uXXXX` escape. esbuild escapes them in strings
+ * and templates but leaves regular expressions and comments as they are, and one such character makes V8 hold the
+ * whole file as a two-byte string, decoded and scanned as UTF-16: two (a `｜` in a regex, a `…` in a comment) cost
+ * `import('openjarvis')` 5-15M instructions, 2-5% of it. The escape means the same character in a regex (either
+ * mode: an escaped surrogate pair is one code point with the `u` flag; only its `source` text shows the escape),
+ * string, template or identifier, and a comment is text; only a tagged template's raw text would change, so those
+ * are left alone.
+ */
+export async function asciiOnly(text, fileName = 'bundle.js') {
+  // TypeScript's parser finds the tagged templates; loaded only for a file that needs it.
+  const { default: ts } = await import('typescript');
+  const source = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    ts.ScriptKind.JS,
+  );
+  const tagged = [];
+  const visit = (node) => {
+    if (ts.isTaggedTemplateExpression(node))
+      tagged.push([node.template.getStart(source), node.template.end]);
+    else ts.forEachChild(node, visit);
+  };
+  visit(source);
+  const escapeText = (part) =>
+    part.replace(/(\\*)([\u0080-\uffff])/g, (_, slashes, char) => {
+      // `\｜` (an identity escape) means the character itself: the escape replaces the backslash too.
+      const before = slashes.length % 2 === 1 ? slashes.slice(1) : slashes;
+      return `${before}\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    });
+  let out = '';
+  let from = 0;
+  for (const [start, end] of tagged) {
+    out += escapeText(text.slice(from, start)) + text.slice(start, end);
+    from = end;
+  }
+  return out + escapeText(text.slice(from));
+}
+
 /** Bundles every entry of `LIBRARY_ENTRIES` into `<dist>/lib/` and points the per-module indexes at the bundles. */
 export async function bundleLibrary(dist) {
   const outdir = join(dist, LIB_FOLDER);
@@ -69,7 +113,14 @@ export async function bundleLibrary(dist) {
     logLevel: 'warning',
   });
   await mkdir(outdir, { recursive: true });
-  await Promise.all(result.outputFiles.map((file) => writeFile(file.path, file.contents)));
+  await Promise.all(
+    result.outputFiles.map(async (file) =>
+      writeFile(
+        file.path,
+        NON_ASCII.test(file.text) ? await asciiOnly(file.text, file.path) : file.contents,
+      ),
+    ),
+  );
   await Promise.all(
     folders.map(async (folder) => {
       const index = moduleIndex(dist, folder);

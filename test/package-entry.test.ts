@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { TEST_BUILD } from './support/cli-build.js';
@@ -93,6 +93,57 @@ describe('the built package entry points', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('every file of the bundle is ASCII (V8 holds a file with one other character as a two-byte string)', () => {
+    const folder = join(TEST_BUILD, 'dist', 'lib');
+    const notAscii = readdirSync(folder)
+      .filter((name) => name.endsWith('.js'))
+      .filter((name) => /[\u0080-\uffff]/.test(readFileSync(join(folder, name), 'utf8')));
+    expect(notAscii).toEqual([]);
+  });
+
+  it("the bundle's escapes of non-ASCII characters mean what the characters meant", async () => {
+    const { asciiOnly } = (await import(
+      pathToFileURL(join(ROOT, 'scripts', 'bundle-lib.mjs')).href
+    )) as { asciiOnly: (text: string) => Promise<string> };
+    // Regexes (with and without the u flag, an identity escape, an astral character), strings, templates, a
+    // comment; a tagged template keeps its raw text as it is.
+    const code = [
+      '// a comment \u2026 with \uff5c',
+      'const r1 = /<(?:\uff5cDSML\uff5c)?x/; const r2 = /[\u{1f600}\u00e9]/u; const r3 = /\\\uff5ca/;',
+      'const t = String.raw`raw \u2026 \u00e9`; const u = `plain \u00e9`;',
+      "export default [r1.test('<\uff5cDSML\uff5cx'), r1.test('<x'), r2.test('\u{1f600}'), r2.test('\u00e9'),",
+      "  r2.test('\\ud83d'), r3.test('\uff5ca'), r3.source.length, t, u];",
+    ].join('\n');
+    const escaped = await asciiOnly(code);
+    const load = async (text: string) =>
+      ((await import(`data:text/javascript,${encodeURIComponent(text)}`)) as { default: unknown })
+        .default;
+    expect(escaped.replace(/String\.raw`[^`]*`/, '')).not.toMatch(/[\u0080-\uffff]/);
+    expect(escaped).toContain('String.raw`raw \u2026 \u00e9`');
+    expect(await load(escaped)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      true,
+      7,
+      'raw \u2026 \u00e9',
+      'plain \u00e9',
+    ]);
+    expect(await load(code)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      true,
+      3,
+      'raw \u2026 \u00e9',
+      'plain \u00e9',
+    ]);
   });
 
   it('imports each entry in a fresh process: no output, no handle left, the exit comes by itself', async () => {

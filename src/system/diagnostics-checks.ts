@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -218,7 +217,7 @@ export async function checkHome(home: string): Promise<DiagnosticCheck> {
       summary: `${home}: is not a folder`,
       fix: 'set OPENJARVIS_HOME to a folder',
     };
-  const probe = join(home, `.doctor-${randomUUID()}.tmp`);
+  const probe = join(home, `.doctor-${crypto.randomUUID()}.tmp`);
   try {
     await writeFile(probe, '', { flag: 'wx' });
     await rm(probe, { force: true });

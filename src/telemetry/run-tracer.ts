@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomFillSync } from 'node:crypto';
 import {
   type AgentTurnEndPayload,
   type AgentTurnStartPayload,
@@ -50,14 +49,15 @@ const redactShapes = createRedactor();
 /**
  * Random bytes for trace and span ids, drawn from one buffer refilled 4 KiB at a time: one call into the
  * system's random source per ~500 ids instead of one per id (`randomBytes` per id was ~5% of a busy server's
- * CPU; Node's `randomUUID` batches the same way). The bytes are as random; only the calls are fewer.
+ * CPU; Node's `randomUUID` batches the same way). The bytes are as random; only the calls are fewer. The global
+ * Web Crypto fills it, so importing the package does not load `node:crypto`.
  */
 const randomPool = Buffer.allocUnsafe(4096);
 let randomPoolOffset = randomPool.length;
 
 function randomHex(bytes: number): string {
   if (randomPoolOffset + bytes > randomPool.length) {
-    randomFillSync(randomPool);
+    crypto.getRandomValues(randomPool);
     randomPoolOffset = 0;
   }
   const hex = randomPool.toString('hex', randomPoolOffset, randomPoolOffset + bytes);
