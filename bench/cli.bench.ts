@@ -14,12 +14,23 @@ interface StartCase {
   readonly goalRatio?: number;
 }
 
-const CASES: readonly StartCase[] = [
-  { name: 'node -e 0 (baseline)', args: ['-e', '0'] },
-  { name: 'jarvis --version', args: [CLI, '--version'], goalRatio: 1.5 },
-  { name: 'jarvis --help', args: [CLI, '--help'], goalRatio: 1.5 },
-  { name: 'jarvis tools list', args: [CLI, 'tools', 'list'], goalRatio: 2 },
-];
+/** The cases of the built CLI at `cli`, names prefixed by `label` (for a second build measured alongside). */
+function cliCases(cli: string, label = ''): StartCase[] {
+  return [
+    { name: `${label}jarvis --version`, args: [cli, '--version'], goalRatio: 1.5 },
+    { name: `${label}jarvis --help`, args: [cli, '--help'], goalRatio: 1.5 },
+    { name: `${label}jarvis tools list`, args: [cli, 'tools', 'list'], goalRatio: 2 },
+  ];
+}
+
+/** `node -e 0`, this checkout's CLI, and the CLI of `compareWith` (another build's bin/jarvis.js) if given. */
+function casesFor(compareWith: string | undefined): readonly StartCase[] {
+  return [
+    { name: 'node -e 0 (baseline)', args: ['-e', '0'] },
+    ...cliCases(CLI),
+    ...(compareWith === undefined ? [] : cliCases(compareWith, '(other) ')),
+  ];
+}
 
 /** Milliseconds from spawn to exit of `node <args>`; a non-zero exit is an error (the bench must measure work). */
 function timeOnce(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -40,15 +51,19 @@ function percentile(values: readonly number[], fraction: number): number {
 }
 
 /** The report lines of one environment: each case's p50, p95 and ratio to `node -e 0`. */
-async function measureIn(env: NodeJS.ProcessEnv, samples: number): Promise<string[]> {
-  const times = new Map<string, number[]>(CASES.map((c) => [c.name, []]));
-  for (const benchCase of CASES) await timeOnce(benchCase.args, env); // warm the file cache
+async function measureIn(
+  cases: readonly StartCase[],
+  env: NodeJS.ProcessEnv,
+  samples: number,
+): Promise<string[]> {
+  const times = new Map<string, number[]>(cases.map((c) => [c.name, []]));
+  for (const benchCase of cases) await timeOnce(benchCase.args, env); // warm the file cache
   for (let sample = 0; sample < samples; sample += 1) {
-    for (const benchCase of CASES)
+    for (const benchCase of cases)
       times.get(benchCase.name)?.push(await timeOnce(benchCase.args, env));
   }
-  const baseline = percentile(times.get(CASES[0]?.name ?? '') ?? [], 0.5);
-  return CASES.map((benchCase) => {
+  const baseline = percentile(times.get(cases[0]?.name ?? '') ?? [], 0.5);
+  return cases.map((benchCase) => {
     const values = times.get(benchCase.name) ?? [];
     const p50 = percentile(values, 0.5);
     const ratio = p50 / baseline;
@@ -56,7 +71,7 @@ async function measureIn(env: NodeJS.ProcessEnv, samples: number): Promise<strin
       benchCase.goalRatio === undefined
         ? ''
         : `  goal <= ${benchCase.goalRatio}x: ${ratio <= benchCase.goalRatio ? 'met' : 'NOT met'}`;
-    return `${benchCase.name.padEnd(24)} p50 ${p50.toFixed(1).padStart(6)} ms   p95 ${percentile(values, 0.95).toFixed(1).padStart(6)} ms   ${ratio.toFixed(2)}x${goal}`;
+    return `${benchCase.name.padEnd(32)} p50 ${p50.toFixed(1).padStart(6)} ms   p95 ${percentile(values, 0.95).toFixed(1).padStart(6)} ms   ${ratio.toFixed(2)}x${goal}`;
   });
 }
 
@@ -64,14 +79,23 @@ async function measureIn(env: NodeJS.ProcessEnv, samples: number): Promise<strin
  * Cold start of the built CLI next to `node -e 0`, samples interleaved so machine noise hits every case alike,
  * in two environments: the caller's (as a user's shell starts it; on this machine NODE_EXTRA_CA_CERTS alone
  * makes every Node start load a certificate bundle) and a bare one (PATH only). HOME and OPENJARVIS_HOME point
- * at an empty temporary folder in both.
+ * at an empty temporary folder in both. `compareWith` (another build's `bin/jarvis.js`) is measured in the same
+ * rounds, its lines marked `(other)`.
  */
-export async function cliStartupReport(options: { readonly samples: number }): Promise<string> {
+export async function cliStartupReport(options: {
+  readonly samples: number;
+  readonly compareWith?: string;
+}): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), 'jarvis-cli-bench-'));
+  const cases = casesFor(options.compareWith);
   try {
     const folders = { HOME: home, OPENJARVIS_HOME: home };
-    const inherited = await measureIn({ ...process.env, ...folders }, options.samples);
-    const bare = await measureIn({ PATH: process.env.PATH ?? '', ...folders }, options.samples);
+    const inherited = await measureIn(cases, { ...process.env, ...folders }, options.samples);
+    const bare = await measureIn(
+      cases,
+      { PATH: process.env.PATH ?? '', ...folders },
+      options.samples,
+    );
     return [
       `CLI cold start (${options.samples} samples each, interleaved; ratio = p50 / node -e 0 p50)`,
       "in this process's environment:",

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import type { ListFlags } from './command-flags.js';
-import { addJarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags } from './jarvis-flags.js';
 
 const AGENTS_EXAMPLES = `
 Examples:

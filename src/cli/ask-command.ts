@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import type { AskFlags } from './command-flags.js';
-import { addJarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags } from './jarvis-flags.js';
 import { addRunFlags } from './run-flags.js';
 
 const ASK_EXAMPLES = `

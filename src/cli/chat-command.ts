@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ChatFlags } from './chat-flags.js';
 import type { CliIo } from './cli-io.js';
-import { addJarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags } from './jarvis-flags.js';
 import { addRunFlags } from './run-flags.js';
 
 const CHAT_EXAMPLES = `

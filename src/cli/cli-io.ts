@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { InterruptedError, signalExitCode } from './cli-error.js';
-import type { CliSession } from './cli-output.js';
+import { InterruptedError, signalExitCode } from './cli-exit.js';
+import type { CliSession } from './cli-session.js';
 
 /** A place the CLI writes text to (stdout or stderr), and whether a person is watching it. */
 export interface CliStream {

@@ -1,4 +1,4 @@
-import { UsageError } from './cli-error.js';
+import { UsageError } from './cli-exit.js';
 
 /** Parses a whole-number flag within bounds; anything else is a usage error naming the flag. */
 export function parseIntegerFlag(flag: string, min: number, max = Number.MAX_SAFE_INTEGER) {

@@ -38,9 +38,9 @@ describe('redactForOutput', () => {
 
   it('the session uses the redactor a system gave it from then on', () => {
     const session = new CliSession();
-    expect(session.redact('pw hunter2hunter2')).toBe('pw hunter2hunter2');
+    expect(redactForOutput('pw hunter2hunter2', session.redactor)).toBe('pw hunter2hunter2');
     session.useRedactor(createRedactor(['hunter2hunter2']));
-    expect(session.redact('pw hunter2hunter2')).toBe('pw [REDACTED]');
+    expect(redactForOutput('pw hunter2hunter2', session.redactor)).toBe('pw [REDACTED]');
   });
 });
 

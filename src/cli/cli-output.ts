@@ -1,5 +1,7 @@
 import { type Redactor, redactSecrets, safeForTerminal } from '../core/index.js';
 
+export { CliSession } from './cli-session.js';
+
 /**
  * The last net before text leaves the CLI as a message: the configured secrets (when a redactor is given,
  * e.g. the system's) and every secret-shaped value (bearer tokens, `api_key = "..."`, provider keys, private
@@ -55,38 +57,4 @@ export function jsonText(value: unknown): string {
 
 function bigintSafe(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
-}
-
-/**
- * What the CLI learns while a command runs that its error output depends on: the system's redactor (which
- * knows the configured secrets) once the system is built, and whether `--verbose` was given.
- */
-export class CliSession {
-  #redactor: Redactor | undefined;
-  #verbose = false;
-
-  /** True when `--verbose` was given. */
-  get verbose(): boolean {
-    return this.#verbose;
-  }
-
-  /** The redactor that knows the configured secrets, once a system gave one. */
-  get redactor(): Redactor | undefined {
-    return this.#redactor;
-  }
-
-  /** Records `--verbose` (set by the program before the command's action runs). */
-  setVerbose(verbose: boolean): void {
-    this.#verbose = verbose;
-  }
-
-  /** Uses `redactor` (the system's, knowing the configured secrets) for everything printed from now on. */
-  useRedactor(redactor: Redactor): void {
-    this.#redactor = redactor;
-  }
-
-  /** `redactForOutput` with the session's redactor. */
-  redact(text: string): string {
-    return redactForOutput(text, this.#redactor);
-  }
 }

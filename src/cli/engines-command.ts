@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { UsageError } from './cli-error.js';
+import { UsageError } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
 import type { EnginesFlags, ModelsFileFlags } from './command-flags.js';
 import type { EnginesInstallFlags } from './engines-install-action.js';
-import { addJarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags } from './jarvis-flags.js';
 
 const ENGINES_EXAMPLES = `
 Examples:
@@ -67,7 +67,7 @@ function addEngineFlags(command: Command, timeoutHelp: string, defaultMs: number
     .option('--json', 'print JSON (snake_case)');
 }
 
-/** Registers `jarvis engines` (every engine, reachable or not) and `jarvis models` (the chosen engine's models). */
+/** Registers `jarvis engines` (every engine, reachable or not) and `jarvis engines install`. */
 export function registerEnginesCommand(program: Command, io: CliIo): void {
   const engines = program
     .command('engines')
@@ -78,6 +78,11 @@ export function registerEnginesCommand(program: Command, io: CliIo): void {
       const { runEngines } = await import('./engines-action.js');
       await runEngines(flags, io);
     });
+  registerEngineInstall(engines, io);
+}
+
+/** Registers `jarvis models` (the chosen engine's models) with `models pull` and `models rm`. */
+export function registerModelsCommand(program: Command, io: CliIo): void {
   const models = program
     .command('models')
     .description(
@@ -90,7 +95,6 @@ export function registerEnginesCommand(program: Command, io: CliIo): void {
       await runModels(flags, io);
     });
   registerModelFileCommands(models, io);
-  registerEngineInstall(engines, io);
 }
 
 /** `jarvis engines install embedded [--gpu auto|cpu|cuda|vulkan] [--json]`. */

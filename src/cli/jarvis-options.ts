@@ -1,43 +1,11 @@
-import type { Command } from 'commander';
 import type { Jarvis, JarvisOptions } from '../sdk/index.js';
 import type { JarvisConfig, JarvisSystem } from '../system/index.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticText } from './cli-output.js';
+import type { JarvisFlags } from './jarvis-flags.js';
 import { requestLogEnabled, requestLogPrinter } from './request-log.js';
 
-/** The flags every command that builds a Jarvis accepts. */
-export interface JarvisFlags {
-  readonly config?: string;
-  readonly engine?: string;
-  readonly model?: string;
-  readonly baseUrl?: string;
-  readonly import?: readonly string[];
-}
-
-/** Adds `--config`, `--engine`, `--model`, `--base-url` and `--import` to a command. */
-export function addJarvisFlags(command: Command, options: { engine?: boolean } = {}): Command {
-  command.option(
-    '--config <path>',
-    'config file (default: $OPENJARVIS_CONFIG or ~/.openjarvis/config.toml)',
-  );
-  if (options.engine !== false) {
-    command
-      .option(
-        '-e, --engine <key>',
-        'engine: ollama, vllm, llamacpp, sglang, lmstudio, openai, embedded',
-      )
-      .option('-m, --model <name>', 'model name as the engine knows it')
-      .option(
-        '--base-url <url>',
-        "address of an OpenAI-compatible (or the chosen engine's) server",
-      );
-  }
-  return command.option(
-    '--import <module>',
-    'import a module that registers custom tools or agents (repeatable)',
-    (value: string, previous: string[] = []) => [...previous, value],
-  );
-}
+export { addJarvisFlags, type JarvisFlags } from './jarvis-flags.js';
 
 /**
  * The SDK options for these flags. When HTTP requests are to be logged (`--verbose`, `OPENJARVIS_LOG=debug`)

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag, parseNameList } from './cli-options.js';
 import type { McpServeFlags } from './command-flags.js';
-import { addJarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags } from './jarvis-flags.js';
 
 const EXAMPLES = `
 Examples:

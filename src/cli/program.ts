@@ -1,22 +1,10 @@
-import { Command, CommanderError } from 'commander';
-import { registerAgentsCommand } from './agents-command.js';
-import { registerAskCommand } from './ask-command.js';
-import { opensChatByDefault, registerChatCommand } from './chat-command.js';
-import { CliExit, ExitCode, errorJson, exitCodeOf, formatError } from './cli-error.js';
+import { Command, CommanderError, Help } from 'commander';
+import { opensChatByDefault } from './chat-command.js';
+import { CliExit, ExitCode, exitCodeOf } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
-import { CliSession } from './cli-output.js';
-import { registerDoctorCommand } from './doctor-command.js';
-import { registerEnginesCommand } from './engines-command.js';
-import { registerInitCommand } from './init-command.js';
-import { registerMcpCommand } from './mcp-command.js';
-import { registerMemoryCommand } from './memory-command.js';
-import { explainMissingPackage } from './optional-packages.js';
+import { CliSession } from './cli-session.js';
+import { COMMAND_TABLE, requestedCommand } from './command-table.js';
 import { packageVersion } from './package-version.js';
-import { registerSchedulerCommand } from './scheduler-command.js';
-import { registerServeCommand } from './serve-command.js';
-import { registerSessionsCommand } from './sessions-command.js';
-import { registerTelemetryCommand } from './telemetry-command.js';
-import { registerToolsCommand } from './tools-command.js';
 
 const EXAMPLES = `
 Examples:
@@ -31,10 +19,15 @@ Examples:
   $ jarvis doctor
 `;
 
-/** Builds the `jarvis` program; every command's work loads lazily inside its action. */
-export function createProgram(cliIo: CliIo): Command {
+/**
+ * Builds the `jarvis` program: the command `argv` names (see requestedCommand) in full, every other command as
+ * a light entry (name and description, for the root's help and suggestions) that commander never runs. Every
+ * command's work loads lazily inside its action.
+ */
+export function createProgram(cliIo: CliIo, argv?: readonly string[]): Command {
   const session = cliIo.session ?? new CliSession();
   const io: CliIo = { ...cliIo, session };
+  const lightTerms = new Map<Command, string>();
   const program = new Command('jarvis')
     .description('OpenJarvis: a local-first agent and tool runtime.')
     .version(packageVersion(), '-V, --version', 'print the version')
@@ -48,27 +41,20 @@ export function createProgram(cliIo: CliIo): Command {
     .helpOption('-h, --help', 'show help')
     .addHelpText('after', EXAMPLES)
     .showSuggestionAfterError(true)
+    .configureHelp({
+      subcommandTerm(this: Help, command: Command): string {
+        return lightTerms.get(command) ?? Help.prototype.subcommandTerm.call(this, command);
+      },
+    })
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
     })
     .exitOverride();
-  for (const register of [
-    registerAskCommand,
-    registerChatCommand,
-    registerSessionsCommand,
-    registerToolsCommand,
-    registerAgentsCommand,
-    registerEnginesCommand,
-    registerMemoryCommand,
-    registerTelemetryCommand,
-    registerSchedulerCommand,
-    registerMcpCommand,
-    registerServeCommand,
-    registerDoctorCommand,
-    registerInitCommand,
-  ]) {
-    register(program, io);
+  const wanted = argv === undefined ? undefined : requestedCommand(argv);
+  for (const entry of COMMAND_TABLE) {
+    if (argv === undefined || entry.name === wanted) entry.register(program, io);
+    else lightTerms.set(program.command(entry.name).description(entry.description), entry.term);
   }
   return program;
 }
@@ -80,25 +66,40 @@ export function createProgram(cliIo: CliIo): Command {
 export async function runCli(argv: readonly string[], cliIo: CliIo): Promise<number> {
   const session = cliIo.session ?? new CliSession();
   const io: CliIo = { ...cliIo, session };
-  const program = createProgram(io);
+  // `jarvis` alone on a terminal opens a chat; piped, it prints the help as before.
+  const args = opensChatByDefault(argv, io) ? ['chat'] : argv;
+  const program = createProgram(io, args);
   program.commands.forEach((command) => {
     command.exitOverride();
   });
   try {
-    // `jarvis` alone on a terminal opens a chat; piped, it prints the help as before.
-    const args = opensChatByDefault(argv, io) ? ['chat'] : argv;
     await program.parseAsync([...args], { from: 'user' });
     return ExitCode.ok;
   } catch (thrown) {
-    const error = explainMissingPackage(thrown);
-    const code = error instanceof CommanderError ? commanderExit(error) : undefined;
-    if (code === ExitCode.ok) return code;
-    if (wantsJson(argv) && !(error instanceof CliExit))
-      io.stdout.write(errorJson(commanderUsage(error), session.redactor));
-    if (code !== undefined) return code;
-    io.stderr.write(formatError(error, session.redactor));
-    return exitCodeOf(error, io.signal);
+    if (thrown instanceof CommanderError && commanderExit(thrown) === ExitCode.ok)
+      return ExitCode.ok;
+    return reportFailure(thrown, argv, io);
   }
+}
+
+/**
+ * Prints a failure (on stdout too as JSON with `--json`) and returns its exit code. The code that words and
+ * redacts errors loads only now: a command that succeeds never loads it.
+ */
+async function reportFailure(thrown: unknown, argv: readonly string[], io: CliIo): Promise<number> {
+  const [{ errorJson, formatError }, { explainMissingPackage }] = await Promise.all([
+    import('./cli-error.js'),
+    import('./optional-packages.js'),
+  ]);
+  const redactor = io.session?.redactor;
+  const error = explainMissingPackage(thrown);
+  const code = error instanceof CommanderError ? commanderExit(error) : undefined;
+  if (code === ExitCode.ok) return code;
+  if (wantsJson(argv) && !(error instanceof CliExit))
+    io.stdout.write(errorJson(commanderUsage(error), redactor));
+  if (code !== undefined) return code;
+  io.stderr.write(formatError(error, redactor));
+  return exitCodeOf(error, io.signal);
 }
 
 /** True when `--json` was given (before a `--` that ends the options). */

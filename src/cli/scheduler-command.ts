@@ -7,7 +7,7 @@ import type {
   SchedulerLogsFlags,
   SchedulerRunNowFlags,
 } from './command-flags.js';
-import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags, type JarvisFlags } from './jarvis-flags.js';
 
 const EXAMPLES = `
 Examples:

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag, parseNameList } from './cli-options.js';
-import { addJarvisFlags, type JarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags, type JarvisFlags } from './jarvis-flags.js';
 
 /** The flags of `jarvis serve` as commander parses them. */
 export interface ServeFlags extends JarvisFlags {

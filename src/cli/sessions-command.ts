@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from './cli-error.js';
+import { UsageError } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
 import type {
@@ -8,7 +8,7 @@ import type {
   SessionsRmFlags,
   SessionsShowFlags,
 } from './command-flags.js';
-import { addJarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags } from './jarvis-flags.js';
 
 const EXAMPLES = `
 Examples:

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { parseIntegerFlag } from './cli-options.js';
 import type { ListFlags } from './command-flags.js';
-import { addJarvisFlags } from './jarvis-options.js';
+import { addJarvisFlags } from './jarvis-flags.js';
 import type { TelemetryRunsFlags } from './telemetry-runs-action.js';
 
 const TELEMETRY_EXAMPLES = `

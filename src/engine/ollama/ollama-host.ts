@@ -1,5 +1,13 @@
-import { isIP } from 'node:net';
+import { createRequire } from 'node:module';
 import { JarvisError } from '../../core/index.js';
+
+let netModule: typeof import('node:net') | undefined;
+
+/** `node:net`'s isIP, `node:net` loaded on first use: importing the package or starting the CLI should not pay for it. */
+function isIP(input: string): number {
+  netModule ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
+  return netModule.isIP(input);
+}
 
 /** Where Ollama listens when nothing else is configured. */
 export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434';
