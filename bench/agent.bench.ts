@@ -30,24 +30,22 @@ async function startServerProcess(): Promise<ServerHandle> {
   return { url, child };
 }
 
+/** The calculator every side offers (name, description, JSON Schema), the same bytes on the wire. */
+const CALCULATOR = {
+  name: 'calculator',
+  description: 'Evaluate a mathematical expression safely.',
+  parameters: {
+    type: 'object',
+    properties: { expression: { type: 'string' } },
+    required: ['expression'],
+  },
+} as const;
+
 /** The floor: the same two requests and one calculator call, written by hand over node:http. */
 function handWrittenLoop(url: string): () => Promise<string> {
   const agent = new HttpAgent({ keepAlive: true });
   const target = new URL('/v1/chat/completions', url);
-  const tools = [
-    {
-      type: 'function',
-      function: {
-        name: 'calculator',
-        description: 'Evaluate a mathematical expression safely.',
-        parameters: {
-          type: 'object',
-          properties: { expression: { type: 'string' } },
-          required: ['expression'],
-        },
-      },
-    },
-  ];
+  const tools = [{ type: 'function', function: CALCULATOR }];
   const post = (body: unknown) =>
     new Promise<{
       choices: [
@@ -115,16 +113,7 @@ function openJarvisRun(url: string, tool: 'same' | 'builtin'): () => Promise<str
   const calculator =
     tool === 'builtin'
       ? new library.CalculatorTool()
-      : library.defineTool<{ expression: string }>({
-          name: 'calculator',
-          description: 'Evaluate a mathematical expression safely.',
-          parameters: {
-            type: 'object',
-            properties: { expression: { type: 'string' } },
-            required: ['expression'],
-          },
-          execute: evaluate,
-        });
+      : library.defineTool<{ expression: string }>({ ...CALCULATOR, execute: evaluate });
   const agent = new library.OrchestratorAgent({ engine, model: 'bench', tools: [calculator] });
   return async () => (await agent.run(QUESTION)).content;
 }
