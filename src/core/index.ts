@@ -81,6 +81,7 @@ export {
   jsonTypeName,
   toJsonValue,
 } from './json.js';
+export { LinkedList, type ListLinks } from './linked-list.js';
 export type {
   MemoryBackend,
   MemoryResult,

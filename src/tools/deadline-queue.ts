@@ -1,4 +1,4 @@
-import type { Clock } from '../core/index.js';
+import { type Clock, LinkedList, type ListLinks } from '../core/index.js';
 
 /** A registered deadline; pass it back to `remove` when the work finished in time. */
 export interface Deadline {
@@ -7,7 +7,7 @@ export interface Deadline {
 }
 
 /** A deadline in its queue's list (a list of its own entries rather than a `Set`: see `DeadlineQueue`). */
-class Entry implements Deadline {
+class Entry implements Deadline, ListLinks<Entry> {
   readonly dueMs: number;
   readonly expire: () => void;
   /** The queue it is pending in; `undefined` once removed or expired. */
@@ -28,14 +28,12 @@ class Entry implements Deadline {
  * context it was armed in (a run's trace, through AsyncLocalStorage) until it fires, and a tool's timeout is
  * long (30 s by default), so a timer left armed held every finished run that long.
  *
- * The pending deadlines are a linked list of their own entries rather than a `Set`: a `Set` that empties after
- * every call (one tool call at a time) shrinks and regrows its table each time, and this runs on every call.
+ * The pending deadlines are a `LinkedList` rather than a `Set`: a `Set` that empties after every call (one tool
+ * call at a time) shrinks and regrows its table each time, and this runs on every call.
  */
 export class DeadlineQueue {
   readonly #clock: Clock;
-  #first: Entry | undefined;
-  #last: Entry | undefined;
-  #size = 0;
+  readonly #pending = new LinkedList<Entry>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedForMs = Number.POSITIVE_INFINITY;
   /** The timer callback, made once rather than per arming. */
@@ -48,11 +46,7 @@ export class DeadlineQueue {
   /** Calls `expire` once the clock's monotonic time reaches `dueMs`, unless the deadline is removed first. */
   add(dueMs: number, expire: () => void): Deadline {
     const entry = new Entry(dueMs, expire, this);
-    entry.previous = this.#last;
-    if (this.#last === undefined) this.#first = entry;
-    else this.#last.next = entry;
-    this.#last = entry;
-    this.#size += 1;
+    this.#pending.push(entry);
     if (dueMs < this.#armedForMs) this.#arm(dueMs);
     return entry;
   }
@@ -61,12 +55,12 @@ export class DeadlineQueue {
   remove(deadline: Deadline): void {
     if (!(deadline instanceof Entry) || deadline.owner !== this) return;
     this.#unlink(deadline);
-    if (this.#size === 0) this.#disarm();
+    if (this.#pending.size === 0) this.#disarm();
   }
 
   /** Number of deadlines still pending. */
   get size(): number {
-    return this.#size;
+    return this.#pending.size;
   }
 
   /** Whether a timer is armed (only while deadlines are pending). */
@@ -75,15 +69,8 @@ export class DeadlineQueue {
   }
 
   #unlink(entry: Entry): void {
-    const { previous, next } = entry;
-    if (previous === undefined) this.#first = next;
-    else previous.next = next;
-    if (next === undefined) this.#last = previous;
-    else next.previous = previous;
-    entry.previous = undefined;
-    entry.next = undefined;
+    this.#pending.remove(entry);
     entry.owner = undefined;
-    this.#size -= 1;
   }
 
   #disarm(): void {
@@ -104,7 +91,7 @@ export class DeadlineQueue {
     const now = this.#clock.monotonicMs();
     let next = Number.POSITIVE_INFINITY;
     const expired: Entry[] = [];
-    for (let entry = this.#first; entry !== undefined; entry = entry.next) {
+    for (let entry = this.#pending.first; entry !== undefined; entry = entry.next) {
       if (entry.dueMs <= now) expired.push(entry);
       else next = Math.min(next, entry.dueMs);
     }

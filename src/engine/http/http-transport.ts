@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { LinkedList, type ListLinks } from '../../core/index.js';
 import type { AbortHook } from './http-timeouts.js';
 
 /** A response whose status line and headers have arrived; its body is still to be read (or destroyed). */
@@ -52,13 +53,12 @@ export class HttpTransport {
   };
   readonly #connectTimeoutMs: number;
   /**
-   * Requests not closed yet, with their answer once it began: a list of their own entries rather than a `Map`.
-   * A Map's table, rehashed as requests come and go, keeps its old tables' entries (for its iterators); once
-   * such a table is in the old generation, every request it saw (and all its run reaches) outlived the
+   * Requests not closed yet, with their answer once it began: a `LinkedList` rather than a `Map`. A Map's
+   * table, rehashed as requests come and go, keeps its old tables' entries (for its iterators); once such a
+   * table is in the old generation, every request it saw (and all its run reaches) outlived the
    * young-generation collections until a full one: with 50 runs in flight, 2 MB promoted per scavenge.
    */
-  #first: InFlight | undefined;
-  #last: InFlight | undefined;
+  readonly #inFlight = new LinkedList<InFlight>();
 
   constructor(origin: URL, options: HttpTransportOptions) {
     const agentOptions = { keepAlive: true, maxSockets: options.connections };
@@ -120,7 +120,7 @@ export class HttpTransport {
   /** Closes every connection; requests in flight fail. */
   destroy(): void {
     // Oldest first; a request sent meanwhile (by a listener) is in the list too and ends as well.
-    for (let entry = this.#first; entry !== undefined; entry = this.#first) {
+    for (let entry = this.#inFlight.first; entry !== undefined; entry = this.#inFlight.first) {
       const { req, response } = entry;
       this.#remove(entry);
       // A body being read ends early (its reader sees a premature close); a request waiting fails.
@@ -135,12 +135,10 @@ export class HttpTransport {
       req,
       response: undefined,
       listed: true,
-      previous: this.#last,
+      previous: undefined,
       next: undefined,
     };
-    if (this.#last === undefined) this.#first = entry;
-    else this.#last.next = entry;
-    this.#last = entry;
+    this.#inFlight.push(entry);
     return entry;
   }
 
@@ -148,13 +146,7 @@ export class HttpTransport {
   #remove(entry: InFlight): void {
     if (!entry.listed) return;
     entry.listed = false;
-    const { previous, next } = entry;
-    if (previous === undefined) this.#first = next;
-    else previous.next = next;
-    if (next === undefined) this.#last = previous;
-    else next.previous = previous;
-    entry.previous = undefined;
-    entry.next = undefined;
+    this.#inFlight.remove(entry);
     entry.response = undefined;
   }
 
@@ -167,14 +159,12 @@ export class HttpTransport {
 }
 
 /** A request in flight, in its transport's list. */
-interface InFlight {
+interface InFlight extends ListLinks<InFlight> {
   readonly req: ClientRequest;
   /** Its answer, once it began. */
   response: IncomingMessage | undefined;
   /** Whether it is still in the list (it leaves once, when it closes or the transport is destroyed). */
   listed: boolean;
-  previous: InFlight | undefined;
-  next: InFlight | undefined;
 }
 
 function ignore(): void {
