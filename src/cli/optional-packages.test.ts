@@ -76,6 +76,12 @@ describe('optional packages', () => {
     expect(packageManifest().peerDependencies?.pyodide).toMatch(/^\d/);
   });
 
+  it('names the feature of each optional package this package declares', () => {
+    // `jarvis doctor` shows the use beside each package; a vague fallback there tells a user nothing.
+    for (const entry of optionalPackages())
+      expect(entry.use, entry.name).not.toBe('an optional feature');
+  });
+
   it('a missing optional package becomes an error with the feature and the npm command', async () => {
     const root = await project([]);
     const options = { manifest: MANIFEST, root, execPath: '/usr/bin/node' };

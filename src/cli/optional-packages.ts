@@ -8,6 +8,10 @@ const USES: Readonly<Record<string, string>> = {
   '@modelcontextprotocol/sdk': 'MCP (servers listed in config, `jarvis mcp serve`)',
   'node-llama-cpp': 'the embedded engine (GGUF models in-process)',
   pyodide: "the code interpreter's sandbox on machines without python3",
+  '@opentelemetry/sdk-trace-base': 'exporting traces over OTLP ([telemetry] otlp_endpoint)',
+  '@opentelemetry/exporter-trace-otlp-http':
+    'exporting traces over OTLP ([telemetry] otlp_endpoint)',
+  '@opentelemetry/resources': 'exporting traces over OTLP ([telemetry] otlp_endpoint)',
 };
 
 /** An optional package: loaded only by the feature that needs it, installed by the user when wanted. */
