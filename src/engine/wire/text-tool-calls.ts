@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { isPlainObject, type ToolCall } from '../../core/index.js';
 import {
   closingQuote,
@@ -145,8 +144,9 @@ function assignIds(calls: readonly Candidate[], generateId = defaultId): ToolCal
 /** Ids the model wrote (Mistral's nine characters, OpenAI's `call_…`) are kept when they look like ids. */
 const MODEL_ID = /^[\w.:-]{1,64}$/;
 
+/** The global Web Crypto makes the id, so importing the library does not load `node:crypto` (issue 20). */
 function defaultId(): string {
-  return `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+  return `call_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
