@@ -1,4 +1,4 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { createRequire } from 'node:module';
 import { describeError, JarvisError, positiveNumberOption } from '../../core/index.js';
 import {
@@ -17,8 +17,20 @@ import {
   OpenClawTransportError,
 } from './transport.js';
 
+let httpClient: typeof import('node:http') | undefined;
+let httpsClient: typeof import('node:https') | undefined;
+
+/** `node:http`, loaded by the first transport: importing the package should not load the HTTP stack. */
+function httpModule(): typeof import('node:http') {
+  httpClient ??= createRequire(import.meta.url)('node:http') as typeof import('node:http');
+  return httpClient;
+}
+
 /** `node:https`, loaded for the first https host: importing the package should not load TLS. */
-const httpsModule = (): typeof import('node:https') => createRequire(import.meta.url)('node:https');
+function httpsModule(): typeof import('node:https') {
+  httpsClient ??= createRequire(import.meta.url)('node:https') as typeof import('node:https');
+  return httpsClient;
+}
 
 /** Options of an `HttpTransport`. */
 export interface HttpTransportOptions extends OpenClawIdOptions {
@@ -141,7 +153,7 @@ export class HttpTransport implements OpenClawTransport {
   #createAgent(): http.Agent {
     return this.host.startsWith('https:')
       ? new (httpsModule().Agent)({ keepAlive: true })
-      : new http.Agent({ keepAlive: true });
+      : new (httpModule().Agent)({ keepAlive: true });
   }
 
   #exchange(exchange: Exchange): Promise<HttpReply> {
@@ -149,7 +161,7 @@ export class HttpTransport implements OpenClawTransport {
     if (exchange.signal?.aborted === true) {
       return Promise.reject(cancelledError(where, exchange.signal.reason));
     }
-    const client = this.host.startsWith('https:') ? httpsModule() : http;
+    const client = this.host.startsWith('https:') ? httpsModule() : httpModule();
     return new Promise<HttpReply>((resolve, reject) => {
       const request = client.request(`${this.host}${exchange.path}`, {
         method: exchange.method,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
@@ -117,7 +116,8 @@ export class EmbeddedLlamaEngine implements InferenceEngine {
     this.#options = options;
     this.#modelName = options.modelName ?? basename(options.modelPath).replace(/\.gguf$/i, '');
     this.#clock = options.clock ?? systemClock;
-    this.#generateId = options.generateId ?? (() => `call_${randomUUID()}`);
+    // The global Web Crypto's randomUUID: importing `node:crypto` would load it with the package.
+    this.#generateId = options.generateId ?? (() => `call_${crypto.randomUUID()}`);
   }
 
   /** Answers the conversation; `options.model` is not used to pick a model, the loaded file answers. */

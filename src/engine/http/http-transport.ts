@@ -1,11 +1,10 @@
-import {
-  type ClientRequest,
+import type {
+  ClientRequest,
   Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type RequestOptions,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  RequestOptions,
 } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
@@ -62,14 +61,13 @@ export class HttpTransport {
 
   constructor(origin: URL, options: HttpTransportOptions) {
     const agentOptions = { keepAlive: true, maxSockets: options.connections };
-    if (origin.protocol === 'https:') {
-      const https = createRequire(import.meta.url)('node:https') as typeof import('node:https');
-      this.#agent = new https.Agent(agentOptions);
-      this.#request = https.request;
-    } else {
-      this.#agent = new HttpAgent(agentOptions);
-      this.#request = httpRequest;
-    }
+    // `node:http` (or `node:https`) is loaded by the first transport: importing the package should not load
+    // the HTTP stack.
+    const client = createRequire(import.meta.url)(
+      origin.protocol === 'https:' ? 'node:https' : 'node:http',
+    ) as typeof import('node:http');
+    this.#agent = new client.Agent(agentOptions);
+    this.#request = client.request;
     this.#target = {
       protocol: origin.protocol,
       // An IPv6 literal is written in brackets in a URL, and without them to the socket.

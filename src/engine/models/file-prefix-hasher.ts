@@ -1,5 +1,6 @@
-import { createHash, type Hash } from 'node:crypto';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { Hash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { PrefixHashWorker } from './prefix-hash-worker.js';
 
 /**
@@ -44,6 +45,12 @@ export function createFilePrefixHasher(options: FilePrefixHasherOptions): FilePr
   return new InThreadPrefixHasher(options.paths);
 }
 
+/** `node:crypto` and `node:fs/promises`, loaded by the first hasher: importing the package should not load them. */
+const nodeCrypto = (): typeof import('node:crypto') =>
+  createRequire(import.meta.url)('node:crypto');
+const nodeFiles = (): typeof import('node:fs/promises') =>
+  createRequire(import.meta.url)('node:fs/promises');
+
 /** Largest read when hashing a range back from the file on this thread. */
 const READ_BYTES = 8 * 1024 * 1024;
 
@@ -53,7 +60,7 @@ const READ_BYTES = 8 * 1024 * 1024;
  */
 export class InThreadPrefixHasher implements FilePrefixHasher {
   readonly #paths: readonly string[];
-  readonly #hash: Hash = createHash('sha256');
+  readonly #hash: Hash = nodeCrypto().createHash('sha256');
   #hashedBytes = 0;
   /** Bytes appended or asked for so far: where the next `append` goes. */
   #queuedBytes = 0;
@@ -137,7 +144,7 @@ export class InThreadPrefixHasher implements FilePrefixHasher {
     let lastError: unknown;
     for (const path of this.#paths) {
       try {
-        this.#file = await open(path, 'r');
+        this.#file = await nodeFiles().open(path, 'r');
         return this.#file;
       } catch (error) {
         lastError = error;

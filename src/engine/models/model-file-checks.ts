@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { statfs } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { ModelPullError } from './model-pull-error.js';
 
 /** What the hub says about a file before it is downloaded. */
@@ -85,6 +83,10 @@ function unquote(value: string | null): string | undefined {
 
 /** SHA-256 (hex) of a file, read as a stream. */
 export async function sha256OfFile(path: string): Promise<string> {
+  // Loaded on first use: importing the package should not load `node:crypto` and the stream classes.
+  const load = createRequire(import.meta.url);
+  const { createHash } = load('node:crypto') as typeof import('node:crypto');
+  const { createReadStream } = load('node:fs') as typeof import('node:fs');
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
@@ -94,7 +96,10 @@ export async function sha256OfFile(path: string): Promise<string> {
 export async function ensureDiskRoom(
   directory: string,
   neededBytes: number,
-  statfsFn: (path: string) => Promise<{ bavail: number; bsize: number }> = statfs,
+  statfsFn: (path: string) => Promise<{ bavail: number; bsize: number }> = (path) =>
+    (
+      createRequire(import.meta.url)('node:fs/promises') as typeof import('node:fs/promises')
+    ).statfs(path),
 ): Promise<void> {
   const stats = await statfsFn(directory);
   const availableBytes = stats.bavail * stats.bsize;
