@@ -20,6 +20,9 @@ const MARKERS = [
   '[TOOL_CALLS]',
   'to=functions.',
   '>>>',
+  // DeepSeek's fullwidth bar, and a character whose low fifteen bits are the same (one key: told apart by text).
+  '<｜tool▁sep｜>',
+  '<\u7f5ctool▁sep｜>',
 ];
 
 describe('createMarkerIndex', () => {
@@ -178,5 +181,39 @@ describe('createFenceTracker', () => {
     fences.skipTo(text.indexOf('d'));
     expect(fences.isInside(text.length)).toBe(false);
     expect(createFenceTracker('no fence').isInside(5)).toBe(false);
+  });
+
+  it('answers as counting the fences from the start would, for growing positions and skips (property)', () => {
+    const piece = fc.constantFrom('```', '``', '`', '````', 'a', ' ', '\n', 'bcdefghijklmnop');
+    const step = fc.record({ skip: fc.boolean(), by: fc.nat({ max: 20 }) });
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 16 }),
+        fc.array(step, { maxLength: 12 }),
+        (pieces, steps) => {
+          const text = pieces.join('');
+          const fences = createFenceTracker(text);
+          // The reference: fences counted one by one from where the last skip left off.
+          let from = 0;
+          let inside = false;
+          let at = 0;
+          for (const { skip, by } of steps) {
+            at += by;
+            if (skip) {
+              fences.skipTo(at);
+              from = Math.max(from, at);
+              continue;
+            }
+            for (let fence = text.indexOf('```', from); fence !== -1 && fence < at; ) {
+              inside = !inside;
+              from = fence + 3;
+              fence = text.indexOf('```', from);
+            }
+            expect(fences.isInside(at), `${JSON.stringify(text)} at ${at}`).toBe(inside);
+          }
+        },
+      ),
+      { numRuns: 2000, seed: 16 },
+    );
   });
 });

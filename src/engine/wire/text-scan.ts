@@ -47,9 +47,19 @@ export function createAnyFinder(text: string, needles: readonly string[]): Finde
   };
 }
 
-/** The first of `tags` that `text` holds at `at`, or `undefined` (a plain loop: no callback made per call). */
+/**
+ * The first of `tags` that `text` holds at `at`, or `undefined` (a plain loop: no callback made per call). The
+ * first two characters are looked at before `startsWith` is called: a look is inlined, a call is not, and most
+ * tags asked about are not there.
+ */
 export function tagAt(text: string, tags: readonly string[], at: number): string | undefined {
-  for (const tag of tags) if (text.startsWith(tag, at)) return tag;
+  const from = Math.max(at, 0); // where startsWith looks
+  const first = text.charCodeAt(from);
+  const second = text.charCodeAt(from + 1);
+  for (const tag of tags) {
+    if (tag.length > 1 && (tag.charCodeAt(0) !== first || tag.charCodeAt(1) !== second)) continue;
+    if (text.startsWith(tag, at)) return tag;
+  }
   return undefined;
 }
 
@@ -82,10 +92,16 @@ export function createFenceTracker(text: string): FenceTracker {
   return new Fences(text);
 }
 
-/** One object (no closures) per reply: every reader makes one, most for a reply without a fence. */
+/**
+ * One object (no closures) per reply: every reader makes one, most for a reply without a fence. Each search for
+ * the next fence is bounded by the position asked about (a slice of the text up to it), so a reply whose first
+ * marker stands near its start is not searched to its end for a fence that no answer needs.
+ */
 class Fences implements FenceTracker {
-  /** The next fence at or after `from` (-1: none; see `hitFrom`). */
+  /** A fence found at or after `from` (`NOT_SEARCHED` or behind `from`: unknown). */
   private next = NOT_SEARCHED;
+  /** No fence starts between `from` and this index (searched up to it). */
+  private clearTo = 0;
   private from = 0;
   private inside = false;
   private readonly text: string;
@@ -95,10 +111,9 @@ class Fences implements FenceTracker {
   }
 
   isInside(index: number): boolean {
-    for (let fence = this.fenceFrom(this.from); fence !== -1 && fence < index; ) {
+    for (let fence = this.fenceBefore(index); fence !== -1; fence = this.fenceBefore(index)) {
       this.inside = !this.inside;
       this.from = fence + 3;
-      fence = this.fenceFrom(this.from);
     }
     return this.inside;
   }
@@ -107,8 +122,18 @@ class Fences implements FenceTracker {
     if (index > this.from) this.from = index;
   }
 
-  private fenceFrom(from: number): number {
-    this.next = hitFrom(this.text, '```', this.next, from);
+  /** The first fence that starts at or after `from` and before `index`, or -1. */
+  private fenceBefore(index: number): number {
+    if (this.next >= this.from) return this.next < index ? this.next : -1;
+    const start = Math.max(this.from, this.clearTo);
+    if (start >= index) return -1;
+    // A fence that starts before `index` may end past it: the slice holds its last two characters.
+    const found = this.text.slice(start, index + 2).indexOf('```');
+    if (found === -1) {
+      this.clearTo = index;
+      return -1;
+    }
+    this.next = start + found;
     return this.next;
   }
 }
@@ -247,6 +272,9 @@ class Markers implements MarkerIndex {
   readonly byPrefix: ReadonlyMap<number, readonly number[]>;
   /** Per marker: where its anchor stands (see `anchorOf`). */
   readonly anchors: readonly number[];
+  /** Per `<` marker: the place of the character looked at before `startsWith` (see `probeOf`), and that character. */
+  readonly probes: Int32Array;
+  readonly probeCodes: Int32Array;
 
   constructor(markers: readonly string[]) {
     this.list = [...new Set(markers)];
@@ -267,6 +295,15 @@ class Markers implements MarkerIndex {
     this.angledCount = angledCount;
     this.byPrefix = byPrefix;
     this.anchors = this.list.map(anchorOf);
+    this.probes = new Int32Array(this.list.length);
+    this.probeCodes = new Int32Array(this.list.length);
+    for (const ids of byPrefix.values()) {
+      for (const id of ids) {
+        const probe = probeOf(this.list, id, ids);
+        this.probes[id] = probe;
+        this.probeCodes[id] = (this.list[id] as string).charCodeAt(probe);
+      }
+    }
   }
 
   idOf(marker: string): number {
@@ -319,7 +356,7 @@ class Hits implements MarkerHits {
   private scanAngled(): void {
     this.angledScanned = true;
     const { text, state } = this;
-    const { byPrefix, list, angledCount } = this.markers;
+    const { byPrefix, list, angledCount, probes, probeCodes } = this.markers;
     let found = 0;
     for (
       let at = text.indexOf('<');
@@ -329,7 +366,10 @@ class Hits implements MarkerHits {
       const candidates = byPrefix.get(prefixKey(text, at));
       if (candidates === undefined) continue;
       for (const id of candidates) {
-        if (state[id] === PRESENT || !text.startsWith(list[id] as string, at)) continue;
+        if (state[id] === PRESENT) continue;
+        // One character first (inlined, unlike a call of startsWith): most candidates fail on it.
+        if (text.charCodeAt(at + (probes[id] as number)) !== probeCodes[id]) continue;
+        if (!text.startsWith(list[id] as string, at)) continue;
         state[id] = PRESENT;
         found += 1;
       }
@@ -338,11 +378,34 @@ class Hits implements MarkerHits {
 }
 
 /**
- * The two characters after a `<` at `at`, as one key (most markers start `<|`, so one character tells little);
- * a missing one (the end of the text) counts as 0 or NaN, which no marker's key holds.
+ * The two characters after a `<` at `at`, as one key (most markers start `<|`, so one character tells little).
+ * Fifteen bits of each, so the key is a small integer for every character (DeepSeek's `<｜` made a key above
+ * 2^31, a heap number made and hashed per `<`); characters that share those bits, or a missing one (the end of
+ * the text, 0), share a key: every candidate is checked with `startsWith`.
  */
 function prefixKey(text: string, at: number): number {
-  return text.charCodeAt(at + 1) * 0x10000 + (text.charCodeAt(at + 2) || 0);
+  return (text.charCodeAt(at + 1) & 0x7fff) | ((text.charCodeAt(at + 2) & 0x7fff) << 15);
+}
+
+/**
+ * The place in marker `id` (past its key's characters) whose character tells it from the most of the other
+ * markers that share its key (`ids`): a `<|tool_call|>` is told from `<|tool_calls_section_begin|>` there with
+ * one look instead of a call of `startsWith` each. Its last character when it shares its key with none.
+ */
+function probeOf(list: readonly string[], id: number, ids: readonly number[]): number {
+  const marker = list[id] as string;
+  let best = marker.length - 1;
+  let bestTold = -1;
+  for (let at = 3; at < marker.length; at += 1) {
+    let told = 0;
+    for (const other of ids)
+      if ((list[other] as string).charCodeAt(at) !== marker.charCodeAt(at)) told += 1;
+    if (told > bestTold) {
+      best = at;
+      bestTold = told;
+    }
+  }
+  return best;
 }
 
 /** Where in a marker its first character that is not a letter, digit, space or `_` stands (0 when none). */
