@@ -1,5 +1,5 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { type ConfigFile, customEngineTable, isCustomEngineTable } from './file-schema.js';
+import type { ConfigFile } from './file-schema.js';
 import { type PathContext, resolvePath } from './paths.js';
 
 /** Where the config was read and the folders its relative paths start from. */
@@ -34,14 +34,21 @@ function milliseconds(seconds: number): number {
 /**
  * The configuration a checked config file gives: our keys over the upstream aliases (a non-empty `[intelligence]
  * preferred_engine` over `[engine] default`, as upstream), defaults for what is unset, paths made absolute.
+ * `customHosts` are the checked addresses of the `[engine.<key>]` tables of engines that are not built in
+ * (file-schema's `customEngineHosts`): passed in, so that this module needs no schema and the defaults can be
+ * built without loading zod (see `defaultConfig`).
  */
-export function buildConfig(file: ConfigFile, where: ConfigWhere) {
+export function buildConfig(
+  file: ConfigFile,
+  where: ConfigWhere,
+  customHosts: Readonly<Record<string, string>> = {},
+) {
   return {
     /** The home folder (`OPENJARVIS_HOME`, default `~/.openjarvis`). */
     home: where.home,
     /** The config file that was read, or undefined when none exists. */
     configPath: where.configPath,
-    engine: engineConfig(file, where),
+    engine: engineConfig(file, where, customHosts),
     agent: agentConfig(file),
     memory: memoryConfig(file, where),
     tools: toolsConfig(file, where),
@@ -75,7 +82,11 @@ export function buildConfig(file: ConfigFile, where: ConfigWhere) {
 }
 
 /** `[engine]`, `[engine.<key>]` and the engine keys of `[intelligence]`. */
-function engineConfig(file: ConfigFile, where: PathContext) {
+function engineConfig(
+  file: ConfigFile,
+  where: PathContext,
+  customHosts: Readonly<Record<string, string>>,
+) {
   const { engine, intelligence } = file;
   const timeoutSeconds = engine?.timeout_seconds;
   return {
@@ -84,7 +95,7 @@ function engineConfig(file: ConfigFile, where: PathContext) {
     /** Model name (env `OPENJARVIS_MODEL`); undefined means the engine's first. */
     model: engine?.model ?? intelligence?.default_model,
     /** Per-engine server addresses (`[engine.ollama] host`; env `OLLAMA_HOST`, `OPENAI_BASE_URL`). */
-    hosts: engine === undefined ? {} : engineHosts(engine),
+    hosts: engine === undefined ? {} : engineHosts(engine, customHosts),
     /** Key for OpenAI-compatible servers (`[engine.openai] api_key`; env `OPENAI_API_KEY`). */
     apiKey: engine?.openai?.api_key,
     /** GGUF file of the embedded engine (`[engine.embedded] model_path`). */
@@ -110,16 +121,17 @@ function optionalHomePath(path: string | undefined, where: PathContext): string 
 }
 
 /** Old flat `<key>_host` keys, then `[engine.<key>]` tables (which win), then engines that are not built in. */
-function engineHosts(engine: Engine): Record<string, string> {
+function engineHosts(
+  engine: Engine,
+  customHosts: Readonly<Record<string, string>>,
+): Record<string, string> {
   const hosts: Record<string, string> = {};
   const add = (key: string, host: string | undefined) => {
     if (host !== undefined) hosts[key] = host;
   };
   for (const key of FLAT_HOSTS) add(key, engine[`${key}_host`]);
   for (const key of SERVER_ENGINES) add(key, engine[key]?.host);
-  for (const [key, value] of Object.entries(engine)) {
-    if (isCustomEngineTable(key, value)) add(key, customEngineTable().parse(value).host);
-  }
+  for (const [key, host] of Object.entries(customHosts)) add(key, host);
   return hosts;
 }
 

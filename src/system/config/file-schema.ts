@@ -68,6 +68,20 @@ export function isCustomEngineTable(key: string, value: unknown): boolean {
 /** `[engine.<key>]` of an engine that is not built in: its server address. */
 export const customEngineTable = once(() => table({ host: z.optional(url()) }));
 
+/**
+ * The server addresses of the `[engine.<key>]` tables of engines that are not built in, completed as `url()`
+ * completes them, in the order of the file (what `buildConfig` adds after the built-in engines' hosts).
+ */
+export function customEngineHosts(engine: Readonly<Record<string, unknown>> | undefined) {
+  const hosts: Record<string, string> = {};
+  for (const [key, value] of Object.entries(engine ?? {})) {
+    if (!isCustomEngineTable(key, value)) continue;
+    const host = customEngineTable().parse(value).host;
+    if (host !== undefined) hosts[key] = host;
+  }
+  return hosts;
+}
+
 function serverTable(key: string) {
   return z.optional(table({ host: z.optional(host(key)) }));
 }

@@ -1,10 +1,10 @@
 export type { Environment } from './env.js';
 export { MAX_CONFIG_BYTES, readConfigFile } from './file.js';
+export { configFromToml } from './from-toml.js';
 export { type InitConfigOptions, initConfig } from './init.js';
 export {
   type ConfigContext,
   type ConfigLocation,
-  configFromToml,
   configLocation,
   type LoadConfigOptions,
   type LoadedConfig,

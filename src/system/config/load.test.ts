@@ -3,8 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JarvisError } from '../../core/index.js';
+import { environmentSchema } from './env.js';
+import { checkedConfig, configFromToml } from './from-toml.js';
 import { indexKeyLines } from './lines.js';
-import { type ConfigContext, configFromToml, configLocation, loadConfig } from './load.js';
+import {
+  type ConfigContext,
+  configLocation,
+  defaultConfig,
+  ENVIRONMENT_OVERRIDES,
+  loadConfig,
+} from './load.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import type { JarvisConfig } from './schema.js';
 
@@ -1187,6 +1195,32 @@ describe('loadConfig', () => {
       config: defaults(join(folder, '.openjarvis'), folder, undefined),
       warnings: [],
     });
+  });
+
+  it('builds the defaults without the schemas exactly as the schemas give them', () => {
+    for (const context of [CONTEXT, { ...CONTEXT, cwd: '/' }, { ...CONTEXT, env: {} }]) {
+      const checked = checkedConfig({}, { file: undefined, text: '' }, context);
+      expect(defaultConfig(context)).toStrictEqual(checked);
+      expect(JSON.stringify(defaultConfig(context))).toBe(JSON.stringify(checked));
+    }
+    expect(defaultConfig(CONTEXT).config.tools.fileReadAllowedDirs).toEqual([CWD]);
+    expect(defaultConfig({ ...CONTEXT, cwd: '/' }).config.tools.fileReadAllowedDirs).toEqual([]);
+  });
+
+  it('skips the schemas only when none of the variables they read is set', async () => {
+    expect([...ENVIRONMENT_OVERRIDES].sort()).toEqual(
+      Object.keys(environmentSchema().shape).sort(),
+    );
+    const options = { homeDir: folder, cwd: folder };
+    const unchecked = await loadConfig({ ...options, env: { PATH: '/bin', OPENJARVIS_X: '1' } });
+    for (const name of ENVIRONMENT_OVERRIDES) {
+      // A blank variable counts as unset, so the checked path gives the same configuration.
+      expect(await loadConfig({ ...options, env: { [name]: ' ' } })).toStrictEqual(unchecked);
+    }
+    const named = await loadConfig({ ...options, env: { OPENJARVIS_ENGINE: 'bad key!' } }).catch(
+      (error: unknown) => error,
+    );
+    expect(named).toBeInstanceOf(ConfigError);
   });
 
   it('still applies the environment when there is no file', async () => {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { buildConfig, type ConfigWhere } from './build.js';
-import { fileSchema } from './file-schema.js';
+import { customEngineHosts, fileSchema } from './file-schema.js';
 import { once } from './values.js';
 
 /** What `configSchema` parses: the tables of a config file, and where it was read. */
@@ -18,7 +18,9 @@ export const configSchema = once(() =>
     z.custom<ConfigInput>(),
     z.transform(({ file, where }: ConfigInput, context) => {
       const checked = fileSchema().safeParse(file);
-      if (checked.success) return buildConfig(checked.data, where);
+      if (checked.success) {
+        return buildConfig(checked.data, where, customEngineHosts(checked.data.engine));
+      }
       context.issues.push(...checked.error.issues.map((issue) => ({ ...issue, input: undefined })));
       return z.NEVER;
     }),

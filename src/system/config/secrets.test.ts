@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor, REDACTED } from '../../core/index.js';
-import { configFromToml } from './load.js';
+import { configFromToml } from './from-toml.js';
 import { configSecrets, looksSecretName, secretsInText } from './secrets.js';
 
 const CONTEXT = { home: '/h/.openjarvis', cwd: '/w', homeDir: '/h' };

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
 import { fileSchema, keyNotes } from './file-schema.js';
-import { type ConfigContext, configFromToml } from './load.js';
+import { configFromToml } from './from-toml.js';
+import type { ConfigContext } from './load.js';
 import { STARTER_CONFIG, writeStarterConfig } from './starter.js';
 import { readingOf } from './warnings.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JarvisError } from '../../core/index.js';
-import { type ConfigContext, configFromToml } from './load.js';
+import { configFromToml } from './from-toml.js';
+import type { ConfigContext } from './load.js';
 import { ConfigError } from './problems.js';
 import { configSecrets, secretsInText } from './secrets.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configFromToml } from './load.js';
+import { configFromToml } from './from-toml.js';
 
 const CONTEXT = { home: '/home/tester/.openjarvis', homeDir: '/home/tester' };
 
