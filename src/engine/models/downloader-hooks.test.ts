@@ -1,7 +1,11 @@
 import { EventEmitter } from 'node:events';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../core/index.js';
 import {
+  coalesceDownloaderWrites,
   completedRanges,
   observeDownloaderWrites,
   preferChunksInOrder,
@@ -72,6 +76,152 @@ describe('throttleDownloaderProgress', () => {
     fileEngine.emit('progress', active(1));
     fileEngine.emit('progress', active(2));
     expect(seen).toHaveLength(2);
+  });
+});
+
+describe('throttleDownloaderProgress on an engine that builds its statuses itself', () => {
+  /** ipull's per-file engine as the source throttle sees it: a status built and sent per call. */
+  function sendingEngine() {
+    const engine = Object.assign(new EventEmitter(), {
+      _downloadStatus: 'Active',
+      sent: [] as string[],
+      _sendProgressDownloadPart(): void {
+        engine.sent.push(engine._downloadStatus);
+      },
+    });
+    return { downloader: { _downloader: { _engine: engine } }, engine };
+  }
+
+  it('builds a status once per interval while active, and always for a pause, a cancel or the end', () => {
+    const { downloader, engine } = sendingEngine();
+    const clock = manualClock();
+    expect(throttleDownloaderProgress(downloader, 100, clock)).toBe(true);
+    engine._sendProgressDownloadPart();
+    clock.atMs = 50;
+    engine._sendProgressDownloadPart();
+    clock.atMs = 100;
+    engine._sendProgressDownloadPart();
+    clock.atMs = 120;
+    engine._sendProgressDownloadPart();
+    engine._downloadStatus = 'Paused';
+    engine._sendProgressDownloadPart();
+    engine._downloadStatus = 'Finished';
+    engine._sendProgressDownloadPart();
+    expect(engine.sent).toEqual(['Active', 'Active', 'Paused', 'Finished']);
+  });
+});
+
+/** A writer shaped like ipull's: `write` makes one attempt through `_writeWithoutRetry` on a file opened once. */
+function realWriter(path: string) {
+  const writer = {
+    writevCalls: [] as [number, number[]][],
+    file: undefined as Awaited<ReturnType<typeof open>> | undefined,
+    async _ensureFileOpen() {
+      writer.file ??= await open(path, 'w+');
+      const file = writer.file;
+      return {
+        writev: (buffers: readonly Uint8Array[], position: number) => {
+          writer.writevCalls.push([position, buffers.map((b) => b.length)]);
+          return file.writev([...buffers], position);
+        },
+      };
+    },
+    async _writeWithoutRetry(position: number, bytes: Uint8Array) {
+      const file = await writer._ensureFileOpen();
+      return (await file.writev([bytes], position)).bytesWritten;
+    },
+    write(position: number, bytes: Uint8Array): Promise<unknown> {
+      return writer._writeWithoutRetry(position, bytes);
+    },
+    async ftruncate(sizeBytes: number) {
+      await writer._ensureFileOpen();
+      await writer.file?.truncate(sizeBytes);
+    },
+  };
+  return writer;
+}
+
+describe('coalesceDownloaderWrites', () => {
+  it('writes each synchronous run of contiguous writes with one writev, and each write waits for it', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'jarvis-coalesce-'));
+    const path = join(folder, 'file');
+    try {
+      const writer = realWriter(path);
+      const downloader = { _downloader: { options: { writeStream: writer } } };
+      expect(coalesceDownloaderWrites(downloader)).toBe(true);
+      const bytes = (text: string) => new TextEncoder().encode(text);
+      const first = [writer.write(0, bytes('ab')), writer.write(2, bytes('cde'))];
+      const apart = writer.write(9, bytes('XY'));
+      const next = writer.write(11, bytes('Z'));
+      await Promise.all([...first, apart, next]);
+      await writer.write(5, bytes('fghi'));
+      await writer.file?.close();
+      expect(await readFile(path, 'latin1')).toBe('abcdefghiXYZ');
+      expect(writer.writevCalls).toEqual([
+        [0, [2, 3]],
+        [9, [2, 1]],
+        [5, [4]],
+      ]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('truncates the file only after every write handed over before (a progress record past the end)', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'jarvis-coalesce-'));
+    const path = join(folder, 'file');
+    try {
+      const writer = realWriter(path);
+      expect(coalesceDownloaderWrites({ _downloader: { options: { writeStream: writer } } })).toBe(
+        true,
+      );
+      const data = writer.write(0, new TextEncoder().encode('data'));
+      await data;
+      // ipull saves its progress record past the end without waiting, then truncates the finished file.
+      void writer.write(4, new TextEncoder().encode('{"record":1}'));
+      await writer.ftruncate(4);
+      await writer.file?.close();
+      expect(await readFile(path, 'latin1')).toBe('data');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('continues a short write with the bytes not written', async () => {
+    const pieces: number[][] = [];
+    const writer = {
+      _ensureFileOpen: async () => ({
+        writev: async (buffers: readonly Uint8Array[], position: number) => {
+          pieces.push([position, ...buffers.map((b) => b.length)]);
+          return {
+            bytesWritten: Math.min(
+              3,
+              buffers.reduce((n, b) => n + b.length, 0),
+            ),
+          };
+        },
+      }),
+      _writeWithoutRetry: async (_position: number, _bytes: unknown) => 0,
+      write(position: number, bytes: Uint8Array): Promise<unknown> {
+        return writer._writeWithoutRetry(position, bytes);
+      },
+      ftruncate: async () => undefined,
+    };
+    expect(coalesceDownloaderWrites({ _downloader: { options: { writeStream: writer } } })).toBe(
+      true,
+    );
+    await Promise.all([writer.write(0, new Uint8Array(2)), writer.write(2, new Uint8Array(5))]);
+    expect(pieces).toEqual([
+      [0, 2, 5],
+      [3, 4],
+      [6, 1],
+    ]);
+  });
+
+  it('changes nothing for a writer shaped otherwise', () => {
+    expect(coalesceDownloaderWrites({})).toBe(false);
+    const { downloader } = fakeDownloader();
+    expect(coalesceDownloaderWrites(downloader)).toBe(false);
   });
 });
 

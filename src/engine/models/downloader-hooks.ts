@@ -17,6 +17,12 @@ interface FileStatus {
   readonly downloadStatus?: unknown;
 }
 
+/** ipull's per-file engine where it builds and sends a progress status (on every network read). */
+interface ProgressSource {
+  _sendProgressDownloadPart(): unknown;
+  readonly _downloadStatus?: unknown;
+}
+
 // node-llama-cpp's `ModelDownloader` keeps ipull's download engine in `_downloader` (internal to it); that engine
 // keeps its per-file engine in `_engine` and its file writer in `options.writeStream`. Each hook checks the shape
 // it needs at run time and does nothing when a version of either library is shaped otherwise: the pull then
@@ -27,10 +33,14 @@ function ipullEngineOf(downloader: unknown): unknown {
   return (downloader as { _downloader?: unknown } | null)?._downloader;
 }
 
-/** ipull's per-file engine (the one that reports progress on every network read). */
+/** ipull's per-file engine (the one that reports progress on every network read), unchecked. */
+function rawFileEngineOf(downloader: unknown): unknown {
+  return (ipullEngineOf(downloader) as { _engine?: unknown } | null | undefined)?._engine;
+}
+
+/** ipull's per-file engine as an event emitter, if it is one. */
 function fileEngineOf(downloader: unknown): ProgressEmitter | undefined {
-  const engine = (ipullEngineOf(downloader) as { _engine?: unknown } | null | undefined)?._engine;
-  const candidate = engine as Partial<ProgressEmitter> | null | undefined;
+  const candidate = rawFileEngineOf(downloader) as Partial<ProgressEmitter> | null | undefined;
   if (
     typeof candidate?.listeners !== 'function' ||
     typeof candidate.off !== 'function' ||
@@ -51,15 +61,52 @@ function isMilestone(status: FileStatus | null | undefined): boolean {
  * Lets ipull's per-file progress through to its statistics at most once per `intervalMs` (the end, a cancel and
  * the last byte always). ipull reports progress on every network read (64 kB on loopback) and formats every
  * report with `Intl` (speed, sizes, percentage, time left): that formatting was most of a pull's CPU time.
- * Returns false when the downloader is not shaped as expected (nothing changed; progress stays per read).
+ * Where it can, the throttle sits where ipull builds a status, so a read that is not reported builds none; else it
+ * sits in front of the progress listeners. Returns false when the downloader is not shaped as expected (nothing
+ * changed; progress stays per read).
  */
 export function throttleDownloaderProgress(
   downloader: unknown,
   intervalMs: number,
   clock: Clock,
 ): boolean {
-  const engine = fileEngineOf(downloader);
-  if (engine === undefined || intervalMs <= 0) return false;
+  if (intervalMs <= 0) return false;
+  return (
+    throttleProgressSource(rawFileEngineOf(downloader), intervalMs, clock) ||
+    throttleProgressListeners(fileEngineOf(downloader), intervalMs, clock)
+  );
+}
+
+/**
+ * Throttles the per-file engine's `_sendProgressDownloadPart`, which builds a status object (and sums what every
+ * stream has transferred) for each network read before any listener sees it. Only an active download is
+ * throttled: a pause, a cancel and the end always get through, and the end reports every byte.
+ */
+function throttleProgressSource(engine: unknown, intervalMs: number, clock: Clock): boolean {
+  const source = engine as Partial<ProgressSource> | null | undefined;
+  if (
+    typeof source?._sendProgressDownloadPart !== 'function' ||
+    typeof source._downloadStatus !== 'string'
+  )
+    return false;
+  const send = source._sendProgressDownloadPart.bind(source);
+  let lastMs = Number.NEGATIVE_INFINITY;
+  source._sendProgressDownloadPart = () => {
+    const nowMs = clock.monotonicMs();
+    if (nowMs - lastMs < intervalMs && source._downloadStatus === 'Active') return;
+    lastMs = nowMs;
+    return send();
+  };
+  return true;
+}
+
+/** Throttles each progress listener of the per-file engine (for an engine without the method above). */
+function throttleProgressListeners(
+  engine: ProgressEmitter | undefined,
+  intervalMs: number,
+  clock: Clock,
+): boolean {
+  if (engine === undefined) return false;
   for (const listener of engine.listeners('progress')) {
     let lastMs = Number.NEGATIVE_INFINITY;
     engine.off('progress', listener);
@@ -78,6 +125,15 @@ interface FileWriter {
   write(position: number, bytes: Uint8Array): Promise<unknown>;
 }
 
+/** ipull's file writer, if the downloader has one. */
+function writerOf(downloader: unknown): Partial<FileWriter> | undefined {
+  const options = (ipullEngineOf(downloader) as { options?: unknown } | null | undefined)?.options;
+  const writer = (options as { writeStream?: unknown } | null | undefined)?.writeStream;
+  return typeof writer === 'object' && writer !== null
+    ? (writer as Partial<FileWriter>)
+    : undefined;
+}
+
 /**
  * Calls `onWritten(position, bytes)` each time ipull's file writer has completed a write (including its own
  * progress record, written past the end of the file). Returns false when the downloader is not shaped as
@@ -87,12 +143,8 @@ export function observeDownloaderWrites(
   downloader: unknown,
   onWritten: (position: number, bytes: Uint8Array) => void,
 ): boolean {
-  const options = (ipullEngineOf(downloader) as { options?: unknown } | null | undefined)?.options;
-  const writer = (options as { writeStream?: unknown } | null | undefined)?.writeStream as
-    | Partial<FileWriter>
-    | null
-    | undefined;
-  if (writer === null || writer === undefined || typeof writer.write !== 'function') return false;
+  const writer = writerOf(downloader);
+  if (typeof writer?.write !== 'function') return false;
   const write = writer.write.bind(writer);
   writer.write = async (position: number, bytes: Uint8Array) => {
     const written = await write(position, bytes);
@@ -100,6 +152,138 @@ export function observeDownloaderWrites(
     return written;
   };
   return true;
+}
+
+/** The part of a file handle a batch of writes needs (`FileHandle.writev`). */
+interface VectorWritable {
+  writev(
+    buffers: readonly Uint8Array[],
+    position: number,
+  ): Promise<{ readonly bytesWritten: number }>;
+}
+
+/**
+ * ipull's file writer with the two steps under `write` (its file, opened once, and one attempt at a write) and
+ * `ftruncate`, which cuts its progress record off the end of a finished file.
+ */
+interface BatchableWriter extends FileWriter {
+  _ensureFileOpen(): Promise<VectorWritable>;
+  _writeWithoutRetry(position: number, bytes: unknown): Promise<unknown>;
+  ftruncate(sizeBytes?: number): Promise<unknown>;
+}
+
+/** Writes handed to ipull's writer in one synchronous run, each starting where the one before ended. */
+class WriteBatch {
+  readonly pieces: Uint8Array[] = [];
+  endBytes: number;
+  /** Settles with the batch's one write. */
+  done: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly startBytes: number) {
+    this.endBytes = startBytes;
+  }
+
+  add(bytes: Uint8Array): void {
+    this.pieces.push(bytes);
+    this.endBytes += bytes.length;
+  }
+}
+
+/** Most writes in one batch (Linux takes at most 1024 buffers in one `pwritev`). */
+const MAX_BATCH_PIECES = 1024;
+
+/**
+ * Has ipull's file writer write each run of contiguous writes it is handed at once (one finished 5 MiB chunk
+ * arrives as one `write` per 64 kB network read, all in one synchronous loop) as one `writev`, still through
+ * ipull's own retry and disk-full handling. Each of ipull's writes went through async-retry, a lock and its own
+ * thread-pool task, 80 at a time: that cost the pull's thread about as much as the rest of ipull, and the thread
+ * pool more than copying the bytes. Every write resolves once its batch is written. Returns false when the writer
+ * is not shaped as expected (writes stay one by one).
+ *
+ * ipull truncates the finished file (cutting off its progress record) once the data is written, without waiting
+ * for the progress record it saved after the last chunk: that write could land after the truncation and leave the
+ * record on the end of the file (it did, 1 pull in 10, once a chunk became one write). The truncation now waits
+ * for every write handed over before it.
+ */
+export function coalesceDownloaderWrites(downloader: unknown): boolean {
+  const writer = writerOf(downloader) as Partial<BatchableWriter> | undefined;
+  if (
+    typeof writer?.write !== 'function' ||
+    typeof writer._ensureFileOpen !== 'function' ||
+    typeof writer._writeWithoutRetry !== 'function' ||
+    typeof writer.ftruncate !== 'function'
+  )
+    return false;
+  const batchable = writer as BatchableWriter;
+  const inFlight = new Set<Promise<unknown>>();
+  const truncate = batchable.ftruncate.bind(batchable);
+  batchable.ftruncate = async (sizeBytes) => {
+    // No await between the last look and ipull's truncate, which first marks the file finished (no more records).
+    while (inFlight.size > 0) await Promise.allSettled(inFlight);
+    return truncate(sizeBytes);
+  };
+  const writeOnce = batchable._writeWithoutRetry.bind(batchable);
+  batchable._writeWithoutRetry = (position, bytes) =>
+    bytes instanceof WriteBatch
+      ? writeBatch(batchable, bytes, position)
+      : writeOnce(position, bytes);
+  const write = batchable.write.bind(batchable);
+  let open: WriteBatch | undefined;
+  batchable.write = (position, bytes) => {
+    if (open?.endBytes !== position || open.pieces.length >= MAX_BATCH_PIECES) {
+      const batch = new WriteBatch(position);
+      open = batch;
+      batch.done = new Promise((resolve) => {
+        queueMicrotask(() => {
+          if (open === batch) open = undefined;
+          // The batch stands in for the bytes: ipull's write passes it on to `_writeWithoutRetry` untouched.
+          resolve(write(batch.startBytes, batch as unknown as Uint8Array));
+        });
+      });
+      const done = batch.done;
+      inFlight.add(done);
+      done.then(
+        () => inFlight.delete(done),
+        () => inFlight.delete(done),
+      );
+    }
+    open.add(bytes);
+    return open.done;
+  };
+  return true;
+}
+
+/** Writes a batch with as few `writev` calls as the file takes (a short write is continued; a full disk throws). */
+async function writeBatch(
+  writer: BatchableWriter,
+  batch: WriteBatch,
+  position: number,
+): Promise<number> {
+  const file = await writer._ensureFileOpen();
+  let pieces: readonly Uint8Array[] = batch.pieces;
+  let written = 0;
+  const total = batch.endBytes - batch.startBytes;
+  while (written < total) {
+    const { bytesWritten } = await file.writev(pieces, position + written);
+    if (bytesWritten <= 0) throw new Error(`wrote no bytes at ${position + written}`);
+    written += bytesWritten;
+    pieces = unwritten(pieces, bytesWritten);
+  }
+  return written;
+}
+
+/** The buffers left after the first `bytes` bytes of `pieces` are written. */
+function unwritten(pieces: readonly Uint8Array[], bytes: number): Uint8Array[] {
+  const left: Uint8Array[] = [];
+  let skip = bytes;
+  for (const piece of pieces) {
+    if (skip >= piece.length) skip -= piece.length;
+    else {
+      left.push(skip > 0 ? piece.subarray(skip) : piece);
+      skip = 0;
+    }
+  }
+  return left;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from '../embedded/node-llama-cpp-loader.js';
 import { type CatalogModel, MODEL_CATALOG } from './catalog.js';
 import {
+  coalesceDownloaderWrites,
   completedRanges,
   observeDownloaderWrites,
   preferChunksInOrder,
@@ -253,6 +254,7 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
     run.watchdog.touch();
     const { progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_MS, clock = systemClock } = run.options;
     throttleDownloaderProgress(downloader, progressIntervalMs, clock);
+    coalesceDownloaderWrites(downloader);
     if (downloader.totalFiles !== 1) {
       await downloader.cancel({ deleteTempFile: false });
       throw new ModelPullError(
