@@ -6,7 +6,9 @@
 // disk (`-o`, never /dev/null), no compression anywhere (the hub sends none; curl asks for none without
 // `--compressed`). curl uses one connection; ipull (node-llama-cpp gives it no option) a size probe plus 3 ranged
 // streams. curl verifies nothing, so `curl, then sha256sum` is the reference for a pull that checks the SHA-256, and
-// `undici fetch -> file` (Node's own HTTP client, no ipull) shows what a Node process reaches on the same machine.
+// `undici fetch -> file` (Node's own HTTP client, no ipull) shows what a Node process reaches on the same machine, and
+// `ipull downloadFile alone` what ipull reaches as its README calls it (its defaults: 3 streams, 5 MiB chunks, every
+// network read reported and formatted), with neither node-llama-cpp nor our hooks around it.
 // CPU time per case (curl's from the shell's `times`, a pull's from `process.cpuUsage`, both without the hub) tells
 // the cost per byte apart from the load of a shared machine, and a pull's main-thread CPU time (from /proc) what
 // its event loop spent; the hub's own CPU time per case (from /proc, Linux)
@@ -186,6 +188,15 @@ async function fetchToFile(url: string, directory: string): Promise<void> {
   }
 }
 
+/** Reference: ipull's own `downloadFile` (what node-llama-cpp's downloader wraps), with its defaults and no hooks. */
+async function ipullAlone(url: string, directory: string): Promise<void> {
+  const { downloadFile } = await import('ipull');
+  const downloader = await downloadFile({ url, directory, fileName: FILE_NAME });
+  await downloader.download();
+  if (statSync(join(directory, FILE_NAME)).size !== FILE_BYTES)
+    throw new Error('ipull wrote a short file');
+}
+
 /** A HEAD that tells nothing, so `pullModel` knows no SHA-256 (nor size) and skips the verification. */
 const blindFetch: NonNullable<Engine.PullModelOptions['fetch']> = () =>
   Promise.resolve(new Response(null, { status: 200 }));
@@ -320,6 +331,10 @@ async function measureAgainstCurl(
           {
             name: 'undici fetch -> file (no ipull, no SHA-256)',
             run: (d: string) => inProcess(() => fetchToFile(url, d)),
+          },
+          {
+            name: 'ipull downloadFile alone (no SHA-256)',
+            run: (d: string) => inProcess(() => ipullAlone(url, d)),
           },
         ]
       : []),
