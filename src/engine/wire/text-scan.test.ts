@@ -6,6 +6,7 @@ import {
   createMarkerIndex,
   indexMarkers,
   joinPieces,
+  tagAt,
 } from './text-scan.js';
 
 const MARKERS = [
@@ -214,6 +215,26 @@ describe('createFenceTracker', () => {
         },
       ),
       { numRuns: 2000, seed: 16 },
+    );
+  });
+});
+
+describe('tagAt', () => {
+  it('answers as the first tag text.startsWith(tag, at) holds, for any position and tag (property)', () => {
+    const tags = ['</x>', '<x', '<', '', '</｜DSML｜invoke>', '</invoke>', 'ab', 'a'];
+    const piece = fc.constantFrom(...tags, 'x', '>', '｜', ' ');
+    const tagList = fc.array(fc.constantFrom(...tags), { maxLength: 5 });
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 8 }),
+        tagList,
+        fc.integer({ min: -3, max: 40 }),
+        (pieces, list, at) => {
+          const text = pieces.join('');
+          expect(tagAt(text, list, at)).toBe(list.find((tag) => text.startsWith(tag, at)));
+        },
+      ),
+      { numRuns: 3000, seed: 16 },
     );
   });
 });

@@ -115,7 +115,7 @@ function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | und
   };
   const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
     readSection(reply, start, limit, tools, finders);
-  return readMarkedBlocks(reply, SECTION_BEGIN, read);
+  return readMarkedBlocks(reply, SECTION_BEGIN, createAnyFinder(reply, SECTION_BEGIN), read);
 }
 
 type SectionFinders = Readonly<
@@ -262,6 +262,16 @@ function spelling(finders: DsmlFinders, isDsml: boolean): TagFinders {
   return finders.bare;
 }
 
+/**
+ * Whether the tag at `at` (an opening tag of either spelling, `<｜DSML｜…` or `<…`; `offset` 1; or a closing one,
+ * `</｜DSML｜…` or `</…`, offset 2) is spelled the DSML way: one look at the character after `<` or `</` tells.
+ */
+function isDsmlAt(text: string, at: number, offset: 1 | 2): boolean {
+  return text.charCodeAt(at + offset) === FULLWIDTH_BAR;
+}
+
+const FULLWIDTH_BAR = 0xff5c;
+
 /** The closing tag for an opening tag at `start`: its own spelling's if there is one before `limit`, else the other's. */
 function closingTag(
   text: string,
@@ -271,21 +281,70 @@ function closingTag(
   finders: DsmlFinders,
   kind: 'invokeClose' | 'parameterClose',
 ): number {
-  const isDsml = text.startsWith('<｜DSML｜', start);
+  const isDsml = isDsmlAt(text, start, 1);
   const close = indexOrLimit(spelling(finders, isDsml)[kind](from), limit);
   return close < limit ? close : indexOrLimit(spelling(finders, !isDsml)[kind](from), limit);
 }
 
 function readDsml(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
+  const blockTags = dsmlBlockTags(reply);
   const finders: DsmlFinders = {
     reply,
     dsml: tagFinders(reply, 0),
     bare: undefined,
-    blockEnd: createAnyFinder(reply, DSML_END),
+    blockEnd: placesFinder(blockTags.ends),
   };
   const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
     readDsmlBlock(reply, start, limit, tools, finders);
-  return readMarkedBlocks(reply, DSML_BEGIN, read);
+  return readMarkedBlocks(reply, DSML_BEGIN, placesFinder(blockTags.begins), read);
+}
+
+/** What every DSML block tag (each of `DSML_BEGIN` and `DSML_END`) ends with. */
+const BLOCK_TAG_END = '_calls>';
+
+/**
+ * Where a reply's DSML block tags stand, openers and closers apart, found by one search for `_calls>` (ASCII, so
+ * a fast search even in the two-byte reply) instead of one search of the whole reply per spelling (six, most
+ * absent). Each tag holds `_calls>` once, at its end, and at most one of them ends at a given place.
+ */
+function dsmlBlockTags(reply: string): { readonly begins: number[]; readonly ends: number[] } {
+  const begins: number[] = [];
+  const ends: number[] = [];
+  for (
+    let at = reply.indexOf(BLOCK_TAG_END);
+    at !== -1;
+    at = reply.indexOf(BLOCK_TAG_END, at + BLOCK_TAG_END.length)
+  ) {
+    const end = at + BLOCK_TAG_END.length;
+    const begin = tagEndingAt(reply, DSML_BEGIN, end);
+    if (begin !== -1) begins.push(begin);
+    else {
+      const close = tagEndingAt(reply, DSML_END, end);
+      if (close !== -1) ends.push(close);
+    }
+  }
+  return { begins, ends };
+}
+
+/** Where the first of `tags` that ends at `end` starts, or -1 (two characters looked at before `startsWith`). */
+function tagEndingAt(text: string, tags: readonly string[], end: number): number {
+  for (const tag of tags) {
+    const start = end - tag.length;
+    if (start < 0 || text.charCodeAt(start + 1) !== tag.charCodeAt(1)) continue;
+    if (text.charCodeAt(start) === LESS_THAN && text.startsWith(tag, start)) return start;
+  }
+  return -1;
+}
+
+const LESS_THAN = 0x3c;
+
+/** A forward-only search (as `createFinder`'s) over places found in advance, in order. */
+function placesFinder(places: readonly number[]): Finder {
+  let next = 0;
+  return (from) => {
+    while (next < places.length && (places[next] as number) < from) next += 1;
+    return next < places.length ? (places[next] as number) : -1;
+  };
 }
 
 function readDsmlBlock(
@@ -326,15 +385,15 @@ function readInvoke(
   finders: DsmlFinders,
 ): Entry | undefined {
   const close = closingTag(text, start, start, limit, finders, 'invokeClose');
-  const ownOpen = spelling(finders, text.startsWith('<｜DSML｜', start));
+  const ownOpen = spelling(finders, isDsmlAt(text, start, 1));
   const stop = Math.min(
     close,
     indexOrLimit(ownOpen.invokeOpen(start + 1), limit),
     indexOrLimit(finders.blockEnd(start), limit),
   );
   const closed = close === stop && close < limit;
-  const closeTag = closed ? tagAt(text, INVOKE_CLOSE, close) : undefined;
-  const end = closeTag === undefined ? stop : close + closeTag.length;
+  // A closing tag found by either spelling's search stands at `close`: its spelling is told by one look.
+  const end = closed ? close + INVOKE_CLOSE[isDsmlAt(text, close, 2) ? 0 : 1].length : stop;
   INVOKE_HEAD.lastIndex = start;
   const head = INVOKE_HEAD.exec(text);
   if (head === null || start + head[0].length > stop)
@@ -398,7 +457,7 @@ function readParameter(
   const valueStart = start + head[0].length;
   const close = closingTag(text, start, valueStart, stop, finders, 'parameterClose');
   if (close >= stop) return undefined;
-  const closeTag = tagAt(text, PARAMETER_CLOSE, close) ?? '';
+  const closeTag = PARAMETER_CLOSE[isDsmlAt(text, close, 2) ? 0 : 1];
   const flag = head[2];
   return {
     name: head[1] ?? '',
@@ -427,15 +486,15 @@ function propertiesOf(tools: OfferedToolSet, name: string): Record<string, unkno
 // Blocks, fences and text
 
 /**
- * Reads every block that starts with one of `markers` (a marker inside a ``` fence does not count) and cuts the
- * blocks that hold calls out of the reply; the text around them is kept.
+ * Reads every block that starts with one of `markers` (`nextMarker` finds the nearest; a marker inside a ```
+ * fence does not count) and cuts the blocks that hold calls out of the reply; the text around them is kept.
  */
 function readMarkedBlocks(
   reply: string,
   markers: readonly string[],
+  nextMarker: Finder,
   read: (start: number, limit: number) => Omit<Block, 'start'> | undefined,
 ): ReadToolCalls | undefined {
-  const nextMarker = createAnyFinder(reply, markers);
   const fence = createFenceTracker(reply);
   const blocks: Block[] = [];
   for (let search = 0; ; ) {

@@ -7,7 +7,13 @@ import {
   memberSpan,
   readLenientJsonSpan,
 } from '../lenient-json.js';
-import { createFenceTracker, joinPieces, skipSpace } from '../text-scan.js';
+import {
+  createFenceTracker,
+  indexMarkers,
+  joinPieces,
+  type MarkerIndex,
+  skipSpace,
+} from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -62,10 +68,14 @@ export function readMarkedBlocks(
   tools: OfferedToolSet,
 ): ReadToolCalls | undefined {
   try {
-    if (tools.names.size === 0 || !holdsAnyMarker(reply, blocks)) return undefined;
+    if (tools.names.size === 0) return undefined;
+    const hits = firstHits(reply, blocks);
+    if (hits === undefined ? !holdsAnyMarker(reply, blocks) : hits.every((hit) => hit === -1))
+      return undefined;
     const inner = wholeFenceContent(reply, blocks);
-    const fenced = inner === undefined ? undefined : scanBlocks(inner, blocks, tools);
-    return fenced ?? scanBlocks(reply, blocks, tools);
+    const fenced =
+      inner === undefined ? undefined : scanBlocks(inner, blocks, tools, firstHits(inner, blocks));
+    return fenced ?? scanBlocks(reply, blocks, tools, hits);
   } catch {
     // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
     return undefined;
@@ -77,14 +87,45 @@ function holdsAnyMarker(reply: string, blocks: readonly MarkedBlock[]): boolean 
   return false;
 }
 
+/** Not searched yet (a hit kept in `scanBlocks`'s list). */
+const NOT_SEARCHED = -2;
+
+/** A list of blocks whose markers are found in one pass over a reply's `<`, and their numbers there. */
+interface MarkerPlan {
+  readonly index: MarkerIndex;
+  readonly ids: readonly number[];
+}
+
+/** Per list of blocks, its plan (`null`: searched marker by marker), made once per list. */
+const markerPlans = new WeakMap<readonly MarkedBlock[], MarkerPlan | null>();
+
+/**
+ * The hits `scanBlocks` starts from: -1 for each marker the text does not hold, found for a list of three or more
+ * `<` markers (Hermes has ten, mostly absent) in one pass over the text's `<` rather than one search of the whole
+ * text per marker; `undefined` for a shorter list (each marker searched when first needed).
+ */
+function firstHits(text: string, blocks: readonly MarkedBlock[]): number[] | undefined {
+  let plan = markerPlans.get(blocks);
+  if (plan === undefined) {
+    const markers = blocks.map((block) => block.marker);
+    const angled = markers.every((marker) => marker.length >= 3 && marker.charCodeAt(0) === 0x3c);
+    const index = angled && markers.length >= 3 ? indexMarkers(markers) : undefined;
+    plan = index === undefined ? null : { index, ids: markers.map((marker) => index.idOf(marker)) };
+    markerPlans.set(blocks, plan);
+  }
+  if (plan === null) return undefined;
+  const found = plan.index.scan(text);
+  return plan.ids.map((id) => (found.holds(id) ? NOT_SEARCHED : -1));
+}
+
 function scanBlocks(
   text: string,
   blocks: readonly MarkedBlock[],
   tools: OfferedToolSet,
+  // The next hit of each block's marker; searches never move backwards, so each marker's hits are found once
+  // (linear however many there are).
+  hits: number[] = blocks.map(() => NOT_SEARCHED),
 ): ReadToolCalls | undefined {
-  // The next hit of each block's marker (-2: not searched yet); searches never move backwards, so each
-  // marker's hits are found once (linear however many there are).
-  const hits = blocks.map(() => -2);
   const fences = createFenceTracker(text);
   const pieces: string[] = [];
   const calls: TextCall[] = [];
@@ -449,8 +490,12 @@ export const END_TOKENS: readonly string[] = [
 /** Skips whitespace and then one end-of-turn token, if there is one before `limit`. */
 export function skipEndToken(text: string, index: number, limit: number): number {
   const at = skipSpace(text, index, limit);
-  const token = END_TOKENS.find((candidate) => text.startsWith(candidate, at));
-  return token !== undefined && at + token.length <= limit ? at + token.length : index;
+  // Every token starts with `<`: a block followed by anything else (or by the end) asks no `startsWith`.
+  if (text.charCodeAt(at) !== 0x3c) return index;
+  for (const token of END_TOKENS) {
+    if (text.startsWith(token, at)) return at + token.length <= limit ? at + token.length : index;
+  }
+  return index;
 }
 
 /** Drops `token` (and the space before it) from the end of `text`. */
