@@ -275,6 +275,8 @@ function mistralArgumentsStart(text: string, index: number, limit: number): numb
 
 function skipEndToken(text: string, index: number, limit: number): number {
   const at = skipSpace(text, index, limit);
+  // Every token starts with `<`: a call followed by anything else (or by the end) asks no `startsWith`.
+  if (text.charCodeAt(at) !== LESS_THAN) return index;
   const token = END_TOKENS.find((candidate) => text.startsWith(candidate, at));
   return token !== undefined && at + token.length <= limit ? at + token.length : index;
 }
@@ -331,8 +333,28 @@ function unwrapReply(text: string): string {
 }
 
 function endTokenOf(text: string): string | undefined {
-  return END_TOKENS.find((token) => text.endsWith(token));
+  return endTokenBefore(text, text.length);
 }
+
+/**
+ * The end-of-turn token that ends at `end`, if any. Every token ends with `>`: one look at the character before
+ * `end` spares the `endsWith` calls for a text that ends any other way (most do).
+ */
+function endTokenBefore(text: string, end: number): string | undefined {
+  if (text.charCodeAt(end - 1) !== GREATER_THAN) return undefined;
+  for (const token of END_TOKENS) if (text.endsWith(token, end)) return token;
+  return undefined;
+}
+
+/** Whether an end-of-turn token starts at `at` (each starts with `<`: one look first). */
+function endTokenAt(text: string, at: number): boolean {
+  if (text.charCodeAt(at) !== LESS_THAN) return false;
+  for (const token of END_TOKENS) if (text.startsWith(token, at)) return true;
+  return false;
+}
+
+const LESS_THAN = 0x3c;
+const GREATER_THAN = 0x3e;
 
 // ---------------------------------------------------------------------------------------------------------
 // Calls standing next to prose
@@ -529,7 +551,7 @@ function lineEndsAt(text: string, index: number): boolean {
   const at = skipBlanks(text, index);
   if (at >= text.length) return true;
   const char = text.charAt(at);
-  return char === '\n' || char === '\r' || END_TOKENS.some((token) => text.startsWith(token, at));
+  return char === '\n' || char === '\r' || endTokenAt(text, at);
 }
 
 /** Skips spaces and tabs (not line breaks). */
@@ -544,7 +566,7 @@ function contentEnd(text: string): number {
   let end = text.length;
   for (;;) {
     while (end > 0 && isSpace(text.charCodeAt(end - 1))) end -= 1;
-    const token = END_TOKENS.find((candidate) => text.endsWith(candidate, end));
+    const token = endTokenBefore(text, end);
     if (token === undefined) return end;
     end -= token.length;
   }
