@@ -6,7 +6,7 @@
 // global registries are shared with the library through a well-known symbol (src/core/registries.ts), so a
 // module loaded with --import registers its tools where the CLI looks for them.
 // Usage: node scripts/bundle-cli.mjs [distFolder]   (default: dist)
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -172,6 +172,19 @@ export function lazyCommanderChildProcess() {
   };
 }
 
+/**
+ * The version of the package.json the bundled CLI would read at run time (`../../package.json` from
+ * `<dist>/bin`), written into the bundle as `__JARVIS_PACKAGE_VERSION__` (src/cli/package-version.ts): every
+ * command prints or registers the version, and reading package.json through the CommonJS loader costs more than
+ * the rest of `jarvis --version`. Without that file the CLI reads it at run time, as tsc's output does.
+ */
+export function versionDefine(dist) {
+  const manifest = join(dist, '..', 'package.json');
+  if (!existsSync(manifest)) return {};
+  const { version } = JSON.parse(readFileSync(manifest, 'utf8'));
+  return typeof version === 'string' ? { __JARVIS_PACKAGE_VERSION__: JSON.stringify(version) } : {};
+}
+
 /** Bundles `<dist>/cli/main.js` into `<dist>/bin/jarvis.js` and its chunks. */
 export async function bundleCli(dist) {
   const outdir = join(dist, 'bin');
@@ -191,6 +204,7 @@ export async function bundleCli(dist) {
     // code) and the rest load in about half the bytes. Names stay (no identifier minification).
     minifyWhitespace: true,
     minifySyntax: true,
+    define: versionDefine(dist),
     // commander is CommonJS: give the bundled copy the `require` it calls (for node: builtins).
     banner: {
       js: "import { createRequire as __jarvisRequire } from 'node:module'; const require = __jarvisRequire(import.meta.url);",

@@ -21,7 +21,15 @@ export function packageRoot(): string {
   return dirname(createRequire(import.meta.url).resolve(MANIFEST));
 }
 
+/**
+ * The version scripts/bundle-cli.mjs writes into the bundled CLI (an esbuild `define` of this name), so that
+ * starting `jarvis` does not load package.json through the CommonJS loader; not defined in tsc's output.
+ */
+declare const __JARVIS_PACKAGE_VERSION__: string | undefined;
+
 /** The package version, from the package.json two folders up (beside dist/ as beside src/). */
 export function packageVersion(): string {
-  return packageManifest().version;
+  return typeof __JARVIS_PACKAGE_VERSION__ === 'string'
+    ? __JARVIS_PACKAGE_VERSION__
+    : packageManifest().version;
 }
