@@ -1,8 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { opensChatByDefault, registerChatCommand } from './chat-command.js';
+import { registerChatCommand } from './chat-command.js';
 import type { CliIo } from './cli-io.js';
+import { opensChatByDefault } from './program.js';
 
 function io(stdinTTY: boolean, stdoutTTY: boolean): CliIo {
   const stream = { write: () => undefined, isTTY: stdoutTTY, columns: 80 };

@@ -36,8 +36,3 @@ export function registerChatCommand(program: Command, io: CliIo): void {
     await runChat(flags, io);
   });
 }
-
-/** True when `jarvis` without a command should open a chat: a person at a terminal (stdin and stdout). */
-export function opensChatByDefault(argv: readonly string[], io: CliIo): boolean {
-  return argv.length === 0 && io.stdin.isTTY === true && io.stdout.isTTY;
-}

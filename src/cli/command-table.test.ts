@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { Command, Help } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from './cli-io.js';
-import { COMMAND_TABLE, requestedCommand } from './command-table.js';
+import { COMMAND_TABLE, loadCommands, requestedCommand } from './command-table.js';
 import { createProgram, runCli } from './program.js';
 
 /** A CliIo over strings (no terminal). */
@@ -34,10 +34,10 @@ function commandOf(program: Command, name: string): Command {
 }
 
 describe('the command table', () => {
-  it('lists each command as commander lists the fully built command', () => {
+  it('lists each command as commander lists the fully built command', async () => {
     for (const entry of COMMAND_TABLE) {
       const program = new Command('jarvis');
-      entry.register(program, stringIo());
+      (await entry.load())(program, stringIo());
       expect(program.commands.map((command) => command.name())).toEqual([entry.name]);
       const built = commandOf(program, entry.name);
       expect(new Help().subcommandTerm(built)).toBe(entry.term);
@@ -45,15 +45,19 @@ describe('the command table', () => {
     }
   });
 
-  it('builds the root help of light entries byte for byte as of fully built commands', () => {
-    const full = createProgram(stringIo()).helpInformation();
+  it('builds the root help of light entries byte for byte as of fully built commands', async () => {
+    const full = createProgram(stringIo(), await loadCommands()).helpInformation();
     expect(full).toContain('  ask [options] [query...]  Ask a question');
     for (const argv of [[], ['--help'], ['tools', 'list'], ['help', 'models'], ['tols']])
-      expect(createProgram(stringIo(), argv).helpInformation()).toBe(full);
+      expect(createProgram(stringIo(), await loadCommands(argv)).helpInformation()).toBe(full);
   });
 
-  it('builds only the command argv names in full', () => {
-    const program = createProgram(stringIo(), ['--verbose', 'tools', 'list', '--json']);
+  it('loads and builds only the command argv names in full', async () => {
+    expect([...(await loadCommands(['--help'])).keys()]).toEqual([]);
+    expect([...(await loadCommands(['help', 'models'])).keys()]).toEqual(['models']);
+    expect([...(await loadCommands()).keys()]).toEqual(COMMAND_TABLE.map((entry) => entry.name));
+    const argv = ['--verbose', 'tools', 'list', '--json'];
+    const program = createProgram(stringIo(), await loadCommands(argv));
     expect(commandOf(program, 'tools').commands.map((command) => command.name())).toEqual(['list']);
     expect(commandOf(program, 'ask').options).toEqual([]);
     expect(commandOf(program, 'scheduler').commands).toEqual([]);

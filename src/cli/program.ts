@@ -1,9 +1,8 @@
 import { Command, CommanderError, Help } from 'commander';
-import { opensChatByDefault } from './chat-command.js';
 import { CliExit, ExitCode, exitCodeOf } from './cli-exit.js';
 import type { CliIo } from './cli-io.js';
 import { CliSession } from './cli-session.js';
-import { COMMAND_TABLE, requestedCommand } from './command-table.js';
+import { COMMAND_TABLE, loadCommands, type RegisterCommand } from './command-table.js';
 import { packageVersion } from './package-version.js';
 
 const EXAMPLES = `
@@ -20,11 +19,11 @@ Examples:
 `;
 
 /**
- * Builds the `jarvis` program: the command `argv` names (see requestedCommand) in full, every other command as
- * a light entry (name and description, for the root's help and suggestions) that commander never runs. Every
+ * Builds the `jarvis` program: the commands of `built` (see loadCommands) in full, every other command as a
+ * light entry (name and description, for the root's help and suggestions) that commander never runs. Every
  * command's work loads lazily inside its action.
  */
-export function createProgram(cliIo: CliIo, argv?: readonly string[]): Command {
+export function createProgram(cliIo: CliIo, built: ReadonlyMap<string, RegisterCommand>): Command {
   const session = cliIo.session ?? new CliSession();
   const io: CliIo = { ...cliIo, session };
   const lightTerms = new Map<Command, string>();
@@ -51,12 +50,17 @@ export function createProgram(cliIo: CliIo, argv?: readonly string[]): Command {
       writeErr: (text) => io.stderr.write(text),
     })
     .exitOverride();
-  const wanted = argv === undefined ? undefined : requestedCommand(argv);
   for (const entry of COMMAND_TABLE) {
-    if (argv === undefined || entry.name === wanted) entry.register(program, io);
+    const register = built.get(entry.name);
+    if (register !== undefined) register(program, io);
     else lightTerms.set(program.command(entry.name).description(entry.description), entry.term);
   }
   return program;
+}
+
+/** True when `jarvis` without a command should open a chat: a person at a terminal (stdin and stdout). */
+export function opensChatByDefault(argv: readonly string[], io: CliIo): boolean {
+  return argv.length === 0 && io.stdin.isTTY === true && io.stdout.isTTY;
 }
 
 /**
@@ -68,7 +72,7 @@ export async function runCli(argv: readonly string[], cliIo: CliIo): Promise<num
   const io: CliIo = { ...cliIo, session };
   // `jarvis` alone on a terminal opens a chat; piped, it prints the help as before.
   const args = opensChatByDefault(argv, io) ? ['chat'] : argv;
-  const program = createProgram(io, args);
+  const program = createProgram(io, await loadCommands(args));
   program.commands.forEach((command) => {
     command.exitOverride();
   });
