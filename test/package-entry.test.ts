@@ -181,7 +181,7 @@ describe('the built package entry points', () => {
 import { createRequire } from 'node:module';
 const cache = createRequire(import.meta.url).cache;
 const packages = () => Object.keys(cache).filter((file) => file.includes('/node_modules/croner/')).length;
-const builtins = () => process.moduleLoadList.filter((name) => / (dns\\/promises|https|tls|child_process|zlib)$/.test(name));
+const builtins = () => process.moduleLoadList.filter((name) => / (dns\\/promises|https?|tls|net|crypto|worker_threads|timers\\/promises|child_process|zlib)$/.test(name));
 const root = await import('openjarvis');
 const atImport = { builtins: builtins(), croner: packages() };
 const calc = await new root.CalculatorTool().execute({ expression: '2**10 + sqrt(16)' });

@@ -43,12 +43,8 @@ export { machineFacts } from './models/machine-facts.js';
 export { formatBytes } from './models/model-file-checks.js';
 export { ModelPullError, type ModelPullFailure } from './models/model-pull-error.js';
 export type { PullLockHolder } from './models/pull-lock.js';
-export {
-  type PulledModel,
-  type PullModelOptions,
-  type PullProgress,
-  pullModel,
-} from './models/pull-model.js';
+export type { PulledModel, PullModelOptions, PullProgress } from './models/pull-model.js';
+export { pullModel } from './models/pull-model-on-demand.js';
 export {
   describeMachine,
   type MachineFacts,
