@@ -114,7 +114,8 @@ describe('the first run of jarvis ask (no engine, no model)', () => {
     );
     expect(stderr.text).not.toContain('[y/N]');
     expect(await modelFiles()).toHaveLength(1);
-  });
+    // A pull and an embedded answer, like the first test: the same time limit.
+  }, 60_000);
 
   it('jarvis init without a terminal names the pull command as a next step, and downloads nothing', async () => {
     const { io, stdout } = cliIo(home, hub.url, undefined);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -16,6 +16,15 @@ const FILE = 'tiny-Q8_0.gguf';
 const GGUF = createTinyGguf();
 /** node-llama-cpp names files of `hf:` URIs `hf_<owner>_<file>`. */
 const LOCAL = `hf_tiny_${FILE}`;
+
+/**
+ * Every test here runs the built CLI in one or more processes, and a pull alone costs about 1.5-1.8 s of CPU
+ * (most of it importing node-llama-cpp, whose downloader it uses), an embedded answer about 4 s: on a machine
+ * running 15-20 processes at once the default 20 s was exceeded by tests that do not wait on anything.
+ */
+const PROCESS_TEST_TIMEOUT_MS = 60_000;
+/** The CLI answering with the embedded engine is killed after this, before the test's own timeout. */
+const EMBEDDED_CLI_TIMEOUT_MS = 50_000;
 
 const homes: string[] = [];
 let hub: ScriptedModelHub | undefined;
@@ -36,7 +45,7 @@ async function freshHome(): Promise<string> {
 }
 
 /** Runs the built `jarvis` with a temp HOME and OPENJARVIS_HOME, and the hub (when started) as HF_ENDPOINT. */
-function jarvis(home: string, args: readonly string[]): Promise<CliRun> {
+function jarvis(home: string, args: readonly string[], timeoutMs = 30_000): Promise<CliRun> {
   return runCli(args, {
     cwd: home,
     env: {
@@ -44,11 +53,13 @@ function jarvis(home: string, args: readonly string[]): Promise<CliRun> {
       OPENJARVIS_HOME: join(home, '.openjarvis'),
       ...(hub === undefined ? {} : { HF_ENDPOINT: hub.url }),
     },
-    timeoutMs: 30_000,
+    timeoutMs,
   });
 }
 
-describe('jarvis models pull and rm in a real process', () => {
+describe('jarvis models pull and rm in a real process', {
+  timeout: PROCESS_TEST_TIMEOUT_MS,
+}, () => {
   it('pulls a GGUF from the hub into the models folder and prints its path and size', async () => {
     hub = await startScriptedModelHub({ files: [{ repository: REPO, path: FILE, content: GGUF }] });
     const home = await freshHome();
@@ -59,7 +70,7 @@ describe('jarvis models pull and rm in a real process', () => {
     expect(run.stderr).toContain(`Pulling hf:${REPO}/${FILE} into ${modelsDir}`);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^${join(modelsDir, LOCAL)} {2}\\d+(\\.\\d)? kB\\n$`));
-    expect((await stat(join(modelsDir, LOCAL))).size).toBe(GGUF.length);
+    expect(new Uint8Array(await readFile(join(modelsDir, LOCAL)))).toEqual(GGUF);
     expect(hub.requests.some((request) => request.path.includes(FILE))).toBe(true);
 
     const again = await jarvis(home, ['models', 'pull', `hf:${REPO}/${FILE}`]);
@@ -124,19 +135,18 @@ describe('jarvis models pull and rm in a real process', () => {
     hub = await startScriptedModelHub({ files: [{ repository: REPO, path: FILE, content: GGUF }] });
     const home = await freshHome();
     expect((await jarvis(home, ['models', 'pull', `hf:${REPO}/${FILE}`])).code).toBe(0);
-    const run = await jarvis(home, [
-      'ask',
-      '--engine',
-      'embedded',
-      '--max-tokens',
-      '8',
-      '--json',
-      'Hello',
-    ]);
+    const run = await jarvis(
+      home,
+      ['ask', '--engine', 'embedded', '--max-tokens', '8', '--json', 'Hello'],
+      EMBEDDED_CLI_TIMEOUT_MS,
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout) as { engine: string; model: string };
     expect(result.engine).toBe('embedded');
+    expect(result.model).toBe(LOCAL.replace(/\.gguf$/, ''));
+    // The pull and the answer: about 6 s of CPU (importing node-llama-cpp ~1.1 s in each process, its check of
+    // the binary in a child process ~1.1 s, the model and the answer): 20-32 s of wall time on a loaded machine.
   });
 
   it('the first run of jarvis ask --yes downloads the recommended model and answers (no engine running)', async () => {
@@ -149,11 +159,16 @@ describe('jarvis models pull and rm in a real process', () => {
       })),
     });
     const home = await freshHome();
-    const run = await jarvis(home, ['ask', '--yes', '--max-tokens', '8', '--no-stream', 'Hello']);
+    const run = await jarvis(
+      home,
+      ['ask', '--yes', '--max-tokens', '8', '--no-stream', 'Hello'],
+      EMBEDDED_CLI_TIMEOUT_MS,
+    );
     expect(run.stderr).toMatch(/no model is downloaded: downloading qwen3-[\d.]+b/);
     expect(run.code).toBe(0);
     const models = await readdir(join(home, '.openjarvis', 'models'));
     expect(models.filter((name) => name.startsWith('hf_Qwen_Qwen3-'))).toHaveLength(1);
+    // A pull and an embedded answer in one process: about 5 s of CPU (see above).
   });
 
   it('exits 2 for a name that is not in the catalog, listing the catalog names', async () => {
