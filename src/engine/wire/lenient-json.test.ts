@@ -90,7 +90,8 @@ describe('readLenientJson', () => {
         readLenientJson(text, at);
         if (at === -1) break;
       }
-      expect(performance.now() - started, text.slice(0, 12)).toBeLessThan(2000);
+      // Linear: well under a second on a quiet machine, 1-4 s with 20 processes sharing 2 cores; quadratic: minutes.
+      expect(performance.now() - started, text.slice(0, 12)).toBeLessThan(10_000);
     }
   });
 });
