@@ -216,7 +216,9 @@ describe('HttpClient streams', () => {
 
   it('a gap longer than the timeout mid-stream is engine_timeout, not retried', async () => {
     const server = await scripted({ script: [{ fault: 'stall', afterChunks: 1 }] });
-    const response = await client({ baseUrl: server.baseUrl, timeoutMs: 100 }).requestStream({
+    // The same limit also bounds the wait for the first byte: 100 ms was missed on a loaded machine, so the first
+    // attempt timed out and was retried before the stream began.
+    const response = await client({ baseUrl: server.baseUrl, timeoutMs: 1_000 }).requestStream({
       ...CHAT,
       body: { ...CHAT.body, stream: true },
     });
