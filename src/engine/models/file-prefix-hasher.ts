@@ -1,6 +1,5 @@
-import type { Hash } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { createHash, type Hash } from 'node:crypto';
+import { type FileHandle, open } from 'node:fs/promises';
 import { PrefixHashWorker } from './prefix-hash-worker.js';
 
 /**
@@ -45,12 +44,6 @@ export function createFilePrefixHasher(options: FilePrefixHasherOptions): FilePr
   return new InThreadPrefixHasher(options.paths);
 }
 
-/** `node:crypto` and `node:fs/promises`, loaded by the first hasher: importing the package should not load them. */
-const nodeCrypto = (): typeof import('node:crypto') =>
-  createRequire(import.meta.url)('node:crypto');
-const nodeFiles = (): typeof import('node:fs/promises') =>
-  createRequire(import.meta.url)('node:fs/promises');
-
 /** Largest read when hashing a range back from the file on this thread. */
 const READ_BYTES = 8 * 1024 * 1024;
 
@@ -60,7 +53,7 @@ const READ_BYTES = 8 * 1024 * 1024;
  */
 export class InThreadPrefixHasher implements FilePrefixHasher {
   readonly #paths: readonly string[];
-  readonly #hash: Hash = nodeCrypto().createHash('sha256');
+  readonly #hash: Hash = createHash('sha256');
   #hashedBytes = 0;
   /** Bytes appended or asked for so far: where the next `append` goes. */
   #queuedBytes = 0;
@@ -144,7 +137,7 @@ export class InThreadPrefixHasher implements FilePrefixHasher {
     let lastError: unknown;
     for (const path of this.#paths) {
       try {
-        this.#file = await nodeFiles().open(path, 'r');
+        this.#file = await open(path, 'r');
         return this.#file;
       } catch (error) {
         lastError = error;

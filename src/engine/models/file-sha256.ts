@@ -1,4 +1,5 @@
-import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 
 /** Bytes read per call: large reads keep the hashing, not the event loop's round trips, the cost. */
 const READ_BYTES = 8 * 1024 * 1024;
@@ -8,10 +9,6 @@ const READ_BYTES = 8 * 1024 * 1024;
  * times longer than the hashing itself on a busy machine).
  */
 export async function sha256OfLargeFile(path: string): Promise<string> {
-  // Loaded on first use: importing the package should not load `node:crypto`.
-  const load = createRequire(import.meta.url);
-  const { createHash } = load('node:crypto') as typeof import('node:crypto');
-  const { open } = load('node:fs/promises') as typeof import('node:fs/promises');
   const hash = createHash('sha256');
   const file = await open(path, 'r');
   try {

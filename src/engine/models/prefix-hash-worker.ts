@@ -1,9 +1,4 @@
-import { createRequire } from 'node:module';
-import type { Worker } from 'node:worker_threads';
-
-/** `node:worker_threads`, loaded by the first hash thread: importing the package should not load it. */
-const workerThreads = (): typeof import('node:worker_threads') =>
-  createRequire(import.meta.url)('node:worker_threads');
+import { Worker } from 'node:worker_threads';
 
 /** Largest read of the worker thread (one buffer, reused). */
 const WORKER_READ_BYTES = 4 * 1024 * 1024;
@@ -104,10 +99,7 @@ export class PrefixHashWorker {
   #pending: { resolve: (digest: string) => void; reject: (error: Error) => void } | undefined;
 
   constructor(paths: readonly string[]) {
-    this.#worker = new (workerThreads().Worker)(WORKER_SOURCE, {
-      eval: true,
-      workerData: { paths: [...paths] },
-    });
+    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { paths: [...paths] } });
     this.#worker.unref();
     this.#worker.on('message', (answer: WorkerAnswer) => this.#answer(answer));
     this.#worker.on('error', (error) => this.#end(error));

@@ -1,13 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-
-/** `node:timers/promises`' setTimeout, loaded by the first wait: importing the package should not load it. */
-const sleep = (ms: number, options: { signal?: AbortSignal | undefined }): Promise<void> =>
-  (
-    createRequire(import.meta.url)('node:timers/promises') as typeof import('node:timers/promises')
-  ).setTimeout(ms, undefined, options);
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Who holds a models folder's pull lock, as its lock file says. */
 export interface PullLockHolder {
@@ -64,7 +59,7 @@ async function acquire(path: string, options: PullLockOptions): Promise<void> {
     }
     if (!announced && holder !== undefined) options.onWaiting?.(holder);
     announced = true;
-    await sleep(options.pollMs ?? 200, { signal: options.signal });
+    await sleep(options.pollMs ?? 200, undefined, { signal: options.signal });
   }
 }
 
@@ -92,8 +87,7 @@ function isRunning(holder: PullLockHolder): boolean {
 
 /** Moves a dead holder's lock aside (atomically, so of two waiters only one removes it) and deletes it. */
 async function takeOver(path: string): Promise<void> {
-  // The global Web Crypto's randomUUID: importing `node:crypto` would load it with the package.
-  const aside = `${path}.${crypto.randomUUID()}.stale`;
+  const aside = `${path}.${randomUUID()}.stale`;
   try {
     await rename(path, aside);
   } catch {
