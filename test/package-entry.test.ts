@@ -122,28 +122,20 @@ describe('the built package entry points', () => {
         .default;
     expect(escaped.replace(/String\.raw`[^`]*`/, '')).not.toMatch(/[\u0080-\uffff]/);
     expect(escaped).toContain('String.raw`raw \u2026 \u00e9`');
-    expect(await load(escaped)).toEqual([
+    // The same values either way, but for r3's source, which now spells the escape out.
+    const values = (r3SourceLength: number) => [
       true,
       true,
       true,
       true,
       false,
       true,
-      7,
+      r3SourceLength,
       'raw \u2026 \u00e9',
       'plain \u00e9',
-    ]);
-    expect(await load(code)).toEqual([
-      true,
-      true,
-      true,
-      true,
-      false,
-      true,
-      3,
-      'raw \u2026 \u00e9',
-      'plain \u00e9',
-    ]);
+    ];
+    expect(await load(escaped)).toEqual(values(7));
+    expect(await load(code)).toEqual(values(3));
   });
 
   it('imports each entry in a fresh process: no output, no handle left, the exit comes by itself', async () => {
