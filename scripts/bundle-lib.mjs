@@ -11,6 +11,7 @@
 // Usage: node scripts/bundle-lib.mjs [distFolder] [--metafile=<file>]   (default: dist; the metafile is esbuild's
 // account of the bytes each module brings to each output file, for finding what the entries cost)
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -38,6 +39,20 @@ export const LIBRARY_ENTRIES = {
   './sdk': 'sdk',
   './server': 'server',
   './testing': 'testing',
+};
+
+/**
+ * Modules the library ships as CommonJS files of their own, loaded with a synchronous `require` on the first call
+ * of one of their exports instead of being compiled at `import('openjarvis')`: the module (a path inside dist/,
+ * as tsc wrote it) -> the file's name in lib/ (without `.cjs`). Such a module and everything it imports must be
+ * plain data in, plain data out (functions only, no class of the package created or checked, no state shared with
+ * the rest of it), because the file holds its own copy of what it imports; only functions may be exported. Node
+ * 20 can `require` a CommonJS file from an ES module but not an ES module (before 20.19), hence CommonJS.
+ * - config-check: parsing and checking config text (smol-toml, zod/mini and the config schemas, ~70 KB of the
+ *   root import's code), which `configFromToml` needs and nothing else at import does.
+ */
+export const LAZY_CJS_MODULES = {
+  'system/config/config-check.js': 'config-check',
 };
 
 /** The bundle's file name of an entry folder (`index` for the root). */
@@ -114,12 +129,93 @@ const asciiInputs = {
 };
 
 /**
+ * Builds `module` (one of `LAZY_CJS_MODULES`) with what it imports into `<outdir>/<name>.cjs` and returns the names
+ * it exports, each checked to be a function (loaded here as the library will load it). The file may require only
+ * node: builtins: a package it needs is bundled into it, so that it loads on every Node 20.
+ */
+async function buildLazyCjs(dist, outdir, module, name) {
+  const result = await build({
+    entryPoints: { [name]: join(dist, module) },
+    outdir,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: await externalPackages(),
+    // A module that loads a builtin lazily with createRequire(import.meta.url) gets this file's URL.
+    define: { 'import.meta.url': '__jarvisFileUrl' },
+    banner: { js: "const __jarvisFileUrl = require('node:url').pathToFileURL(__filename).href;" },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    plugins: [asciiInputs],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const file = join(outdir, `${name}.cjs`);
+  const required = Object.entries(result.metafile.outputs).flatMap(([output, { imports }]) =>
+    output.endsWith(`${name}.cjs`) ? imports : [],
+  );
+  const packages = required.filter((entry) => !entry.path.startsWith('node:'));
+  if (packages.length > 0)
+    throw new Error(
+      `${module}: the lazily loaded ${name}.cjs would require ${packages.map((p) => p.path).join(', ')}; bundle them or load the module another way`,
+    );
+  const exported = createRequire(import.meta.url)(file);
+  const names = Object.keys(exported);
+  const notFunctions = names.filter((key) => typeof exported[key] !== 'function');
+  if (notFunctions.length > 0)
+    throw new Error(
+      `${module}: a lazily loaded module may export only functions, not ${notFunctions.join(', ')}`,
+    );
+  return names;
+}
+
+/**
+ * An esbuild plugin that replaces each module of `lazy` (absolute path -> { name, exports }) by a stub: one function
+ * per export that `require`s `./<name>.cjs` on its first call and calls the same function there. The stub sits in
+ * a file of lib/, beside the .cjs file.
+ */
+function lazyCjsStubs(lazy) {
+  return {
+    name: 'lazy-cjs-stubs',
+    setup(builder) {
+      builder.onLoad({ filter: /\.js$/ }, (args) => {
+        const module = lazy.get(args.path);
+        if (module === undefined) return undefined;
+        const forwards = module.exports.map(
+          (name) => `export function ${name}(...args) { return load().${name}(...args); }`,
+        );
+        const contents = [
+          "import { createRequire } from 'node:module';",
+          'let loaded;',
+          `const load = () => (loaded ??= createRequire(import.meta.url)('./${module.name}.cjs'));`,
+          ...forwards,
+        ].join('\n');
+        return { contents, loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
+/**
  * Bundles every entry of `LIBRARY_ENTRIES` into `<dist>/lib/` and points the per-module indexes at the bundles;
  * with `metafile`, writes esbuild's metafile (inputs, outputs, bytes per module in each output) there.
  */
 export async function bundleLibrary(dist, { metafile } = {}) {
   const outdir = join(dist, LIB_FOLDER);
   await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  const lazy = new Map(
+    await Promise.all(
+      Object.entries(LAZY_CJS_MODULES).map(async ([module, name]) => [
+        join(dist, module),
+        { name, exports: await buildLazyCjs(dist, outdir, module, name) },
+      ]),
+    ),
+  );
   const folders = Object.values(LIBRARY_ENTRIES);
   const result = await build({
     entryPoints: Object.fromEntries(folders.map((f) => [bundleName(f), moduleIndex(dist, f)])),
@@ -139,13 +235,12 @@ export async function bundleLibrary(dist, { metafile } = {}) {
     minifySyntax: true,
     sourcemap: 'linked',
     sourcesContent: false,
-    plugins: [asciiInputs],
+    plugins: [lazyCjsStubs(lazy), asciiInputs],
     // Written below, after every input was read: the per-module indexes are inputs and are then replaced.
     write: false,
     metafile: metafile !== undefined,
     logLevel: 'warning',
   });
-  await mkdir(outdir, { recursive: true });
   if (metafile !== undefined) await writeFile(metafile, JSON.stringify(result.metafile));
   await Promise.all(
     result.outputFiles.map(async (file) =>

@@ -82,12 +82,15 @@ describe('the built package entry points', () => {
 
   it('every file of the bundle finds each file it imports (no missing chunk)', () => {
     const folder = join(TEST_BUILD, 'dist', 'lib');
-    const files = readdirSync(folder).filter((name) => name.endsWith('.js'));
+    const files = readdirSync(folder).filter((name) => /\.c?js$/.test(name));
     expect(files.length).toBeGreaterThan(ENTRIES.length);
     const missing: string[] = [];
     for (const name of files) {
       const text = readFileSync(join(folder, name), 'utf8');
-      for (const match of text.matchAll(/(?:from\s*|import\s*\(?\s*)["'](\.[^"']+)["']/g)) {
+      // ES imports, and the `createRequire(import.meta.url)('./x.cjs')` of a lazily loaded CommonJS file.
+      const references =
+        /(?:from\s*|import\s*\(?\s*|\(import\.meta\.url\)\s*\(\s*)["'](\.[^"']+)["']/g;
+      for (const match of text.matchAll(references)) {
         const target = match[1] ?? '';
         if (!existsSync(join(folder, target))) missing.push(`${name} -> ${target}`);
       }
@@ -98,7 +101,7 @@ describe('the built package entry points', () => {
   it('every file of the bundle is ASCII (V8 holds a file with one other character as a two-byte string)', () => {
     const folder = join(TEST_BUILD, 'dist', 'lib');
     const notAscii = readdirSync(folder)
-      .filter((name) => name.endsWith('.js'))
+      .filter((name) => /\.c?js$/.test(name))
       .filter((name) => /[\u0080-\uffff]/.test(readFileSync(join(folder, name), 'utf8')));
     expect(notAscii).toEqual([]);
   });
@@ -173,13 +176,25 @@ describe('the built package entry points', () => {
 import { createRequire } from 'node:module';
 const cache = createRequire(import.meta.url).cache;
 const packages = () => Object.keys(cache).filter((file) => file.includes('/node_modules/croner/')).length;
+const lazyFiles = () => Object.keys(cache).filter((file) => file.includes('/dist/lib/')).map((file) => file.split('/').pop());
 const builtins = () => process.moduleLoadList.filter((name) => / (dns\\/promises|https?|tls|net|crypto|worker_threads|timers\\/promises|child_process|zlib)$/.test(name));
 const root = await import('openjarvis');
-const atImport = { builtins: builtins(), croner: packages() };
+const atImport = { builtins: builtins(), croner: packages(), lazyFiles: lazyFiles() };
 const calc = await new root.CalculatorTool().execute({ expression: '2**10 + sqrt(16)' });
 const { parseSchedule } = await import('openjarvis/scheduler');
 const schedule = parseSchedule({ scheduleType: 'cron', scheduleValue: '*/5 * * * *' });
-process.stdout.write(JSON.stringify({ atImport, calc: calc.content, cron: schedule.type, croner: packages() > 0 }));
+const context = { home: '/h', cwd: '/c', homeDir: '/u', env: {} };
+const toml = root.configFromToml('[agent]\\nmax_turns = 7\\nfoo = 1\\n', '/h/config.toml', context);
+const thrown = (text) => { try { root.configFromToml(text, '/h/config.toml', context); } catch (error) { return error; } };
+const invalid = thrown('[agent]\\nmax_turns = 0\\n');
+const syntax = thrown('[agent\\n');
+const config = {
+  maxTurns: toml.config.agent.maxTurns,
+  warnings: toml.warnings.map((w) => w.key),
+  invalid: [invalid instanceof root.ConfigError, invalid instanceof root.JarvisError, invalid.problems.map((p) => p.key)],
+  syntax: [syntax instanceof root.JarvisError, syntax.code, syntax.cause.name, syntax.cause.line],
+};
+process.stdout.write(JSON.stringify({ atImport, calc: calc.content, cron: schedule.type, croner: packages() > 0, config, lazyFiles: lazyFiles() }));
 `;
     const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
       cwd: TEST_BUILD,
@@ -188,11 +203,20 @@ process.stdout.write(JSON.stringify({ atImport, calc: calc.content, cron: schedu
     });
     expect(stderr).toBe('');
     expect(JSON.parse(stdout)).toEqual({
-      atImport: { builtins: [], croner: 0 },
+      atImport: { builtins: [], croner: 0, lazyFiles: [] },
       // The calculator's evaluator is a chunk of its own, found and loaded on the first call.
       calc: '1028.0',
       cron: 'cron',
       croner: true,
+      // configFromToml stays synchronous: its first call requires the CommonJS file of the TOML parser and the
+      // schemas, and what it throws are the root's own error classes.
+      config: {
+        maxTurns: 7,
+        warnings: ['agent.foo'],
+        invalid: [true, true, ['agent.max_turns']],
+        syntax: [true, 'config_invalid', 'TomlError', 1],
+      },
+      lazyFiles: ['config-check.cjs'],
     });
   }, 30_000);
 

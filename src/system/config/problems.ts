@@ -1,7 +1,4 @@
-import type * as z from 'zod/mini';
 import { JarvisError } from '../../core/index.js';
-import type { KeyPath, LineLocator } from './lines.js';
-import { formatKeyPath } from './values.js';
 
 /** One invalid value: where it is written and what is wrong with it. */
 export interface ConfigProblem {
@@ -19,33 +16,6 @@ export interface ConfigWarning {
   readonly line: number | undefined;
   readonly key: string;
   readonly message: string;
-}
-
-/** The key path of a zod issue, without symbols. */
-export function issuePath(issue: z.core.$ZodIssue): KeyPath {
-  return issue.path.filter((part): part is string | number => typeof part !== 'symbol');
-}
-
-/** The problems of a config file's issues (paths relative to the file's top level), with their lines. */
-export function fileProblems(
-  issues: readonly z.core.$ZodIssue[],
-  file: string | undefined,
-  lineOf: LineLocator,
-): ConfigProblem[] {
-  return issues.map((issue) => {
-    const path = issuePath(issue);
-    return { file, line: lineOf(path), key: formatKeyPath(path), message: issue.message };
-  });
-}
-
-/** The problems of environment variables' issues: each names its variable. */
-export function environmentProblems(issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {
-  return issues.map((issue) => ({
-    file: undefined,
-    line: undefined,
-    key: String(issuePath(issue)[0] ?? ''),
-    message: issue.message,
-  }));
 }
 
 /** Invalid values in a config file or the environment; `problems` lists every one (code `config_invalid`). */
