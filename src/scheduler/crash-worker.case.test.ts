@@ -1,4 +1,4 @@
-// A scheduler process for the crash tests (run with `node --import tsx`; not a test file itself).
+// A scheduler process for the crash tests (bundled and run with `node` by crash-harness; not a test file itself).
 // Usage: crash-worker.case.test.ts <dbPath | postgres://url> <effectsFile> <owner> <leaseMs> [maxSleepMs] [clockSkewMs]
 // Every run appends "<occurrenceKey> <attempt> <owner>" to the effects file (the side effect), then takes a few ms.
 import { appendFileSync } from 'node:fs';
