@@ -1,5 +1,5 @@
 // Two roles, each a process of its own so that a benchmark measures only one side, started by agent.bench.ts:
-// - `node agent-server.mjs` (fork): a scripted model server. Answers a question with one calculator call and a
+// - `node agent-server.mjs serve` (fork): a scripted model server. Answers a question with one calculator call and a
 //   tool result with the final answer; reports its URL over IPC and exits when its parent disconnects.
 // - `node agent-server.mjs runs <openjarvis|hand-written> <url> <checkpoints...>` (fork): a client doing that
 //   run sequentially until the last checkpoint, reporting the RSS right after its import, at each checkpoint

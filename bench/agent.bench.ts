@@ -1,33 +1,45 @@
-import { type ChildProcess, fork } from 'node:child_process';
+// One orchestrator run (two chat completions and one calculator call) against a scripted OpenAI-compatible server in
+// a process of its own (bench/agent-server.mjs): the hand-written node:http loop, our OrchestratorAgent, the peers
+// (Vercel AI SDK, OpenAI Agents SDK) and our built-in CalculatorTool, sequentially and 50 in flight.
+// Each row runs in a process of its own (`--agent-bench-row`): rows sharing one process paid for each other's code,
+// garbage, type feedback and JIT work (with the peers loaded beside it, our row measured 20-25% slower and the
+// loop hardly slower). The parent sends each row's process a batch of runs at a time and the harness interleaves
+// the rows sample by sample, taking turns (each round starts with the next row, every other round backwards);
+// each process times its own batches and counts its own CPU time.
+// Usage: node --import tsx bench/agent.bench.ts [--quick] [--loop-last] [--memory] [--compare=<dist dir>]
+//   [--rows=openjarvis,builtin,ai-sdk,openai-agents]
+// (measures dist: run `npm run build` first; --compare adds a row of our agent on another build of the library,
+// such as a copy of dist taken before a change, to compare two versions in one run)
+
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
-import type { BenchCase, BenchSuite } from './harness.js';
-import { library } from './library.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as Library from '../src/index.js';
+import {
+  type BenchCase,
+  type BenchSuite,
+  formatTable,
+  measureSuite,
+  timeBatch,
+} from './harness.js';
+import { answerCommands, endWithParent, forkRole, type RoleProcess } from './role-process.js';
 
 const QUESTION = 'What is 15% of 340?';
+const ANSWER = 'The answer is 51.';
 const CONCURRENT_RUNS = 50;
+const ROW_FLAG = '--agent-bench-row';
 
 /** The peers live in bench/peers with their own node_modules (npm run bench:setup), never in the package. */
 const peers = createRequire(new URL('./peers/package.json', import.meta.url));
 
-interface ServerHandle {
-  readonly url: string;
-  readonly child: ChildProcess;
-}
-
 const SERVER_SCRIPT = new URL('./agent-server.mjs', import.meta.url);
 
-async function startServerProcess(): Promise<ServerHandle> {
-  const child = fork(SERVER_SCRIPT, {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+/** The scripted model server in a process of its own (plain node), shared by every row. */
+function startServerProcess(): Promise<RoleProcess<{ url: string }>> {
+  return forkRole<{ url: string }>(SERVER_SCRIPT, 'serve', [], {
+    execArgv: [],
+    name: 'scripted server',
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (message) => resolve((message as { url: string }).url));
-    child.once('exit', (code) =>
-      reject(new Error(`the scripted server exited early (code ${code})`)),
-    );
-  });
-  return { url, child };
 }
 
 /** The calculator every side offers (name, description, JSON Schema), the same bytes on the wire. */
@@ -104,7 +116,11 @@ const evaluate = async ({ expression }: { expression: string }) =>
  * run, so the rows compare the frameworks (requests, validation, dispatch, events) and not the tools' bodies.
  * `builtin` runs our CalculatorTool instead (a safe expression parser with exact decimal arithmetic), shown beside.
  */
-function openJarvisRun(url: string, tool: 'same' | 'builtin'): () => Promise<string> {
+function openJarvisRun(
+  library: typeof Library,
+  url: string,
+  tool: 'same' | 'builtin',
+): () => Promise<string> {
   const engine = new library.OpenAICompatibleEngine({
     baseUrl: url,
     engineId: 'vllm',
@@ -188,46 +204,197 @@ function concurrently(run: () => Promise<string>): () => Promise<unknown> {
   return () => Promise.all(Array.from({ length: CONCURRENT_RUNS }, run));
 }
 
-/** Starts the server process and returns the sequential and concurrent suites, and a function that ends it all. */
-export async function agentRunSuites(): Promise<{
+/** The rows of the run suites, in their default order (the loop first, as the baseline of every other row). */
+const ROWS = [
+  { id: 'loop', name: 'hand-written loop over node:http' },
+  { id: 'openjarvis', name: 'OpenJarvis OrchestratorAgent' },
+  { id: 'ai-sdk', name: 'Vercel AI SDK generateText' },
+  { id: 'openai-agents', name: 'OpenAI Agents SDK run' },
+  { id: 'builtin', name: 'OpenJarvis, built-in CalculatorTool' },
+] as const;
+
+type RowId = (typeof ROWS)[number]['id'];
+
+/** The build of the library our rows run: the repository's dist, or `--compare`'s folder. */
+async function loadLibrary(distDir: string | undefined): Promise<typeof Library> {
+  const base =
+    distDir === undefined ? new URL('../dist/', import.meta.url) : pathToFileURL(`${distDir}/`);
+  return (await import(new URL('index.js', base).href)) as typeof Library;
+}
+
+/** The run of a row, or `undefined` when the row's peer is not installed. */
+async function rowRun(
+  row: RowId,
+  url: string,
+  distDir: string | undefined,
+): Promise<(() => Promise<string>) | undefined> {
+  switch (row) {
+    case 'loop':
+      return handWrittenLoop(url);
+    case 'openjarvis':
+    case 'builtin':
+      return openJarvisRun(await loadLibrary(distDir), url, row === 'builtin' ? 'builtin' : 'same');
+    case 'ai-sdk':
+      return aiSdkRun(url);
+    case 'openai-agents':
+      return openAIAgentsRun(url);
+  }
+}
+
+/** A batch of runs timed in a row's process: the elapsed milliseconds and the CPU time the process spent. */
+interface BatchReply {
+  readonly elapsedMs: number;
+  readonly cpuUs: number;
+}
+
+interface BatchCommand {
+  readonly count: number;
+  readonly concurrent: boolean;
+}
+
+/**
+ * A row's process: builds the row's run, checks its answer once, reports whether the row is available, then times
+ * the batches the parent asks for (one run at a time, or `CONCURRENT_RUNS` in flight per operation).
+ */
+async function runRowProcess(row: RowId, url: string, distDir: string | undefined): Promise<void> {
+  endWithParent();
+  const run = await rowRun(row, url, distDir);
+  if (run === undefined) {
+    process.send?.({ available: false });
+    return;
+  }
+  const answer = await run();
+  if (answer !== ANSWER) throw new Error(`${row} answered ${JSON.stringify(answer)}`);
+  const inFlight = concurrently(run);
+  answerCommands<BatchCommand>(async (command): Promise<BatchReply> => {
+    const cpuBefore = process.cpuUsage();
+    const elapsedMs = await timeBatch(command.concurrent ? inFlight : run, command.count);
+    const cpu = process.cpuUsage(cpuBefore);
+    return { elapsedMs, cpuUs: cpu.user + cpu.system };
+  });
+  process.send?.({ available: true });
+}
+
+/** Options of `agentRunSuites`. */
+export interface AgentRunOptions {
+  /** Measure the hand-written loop last instead of first (to check that the order does not matter). */
+  readonly loopLast?: boolean;
+  /** Another build of the library: adds a row of our agent on it (`<dir>/index.js`). */
+  readonly compareDist?: string;
+  /** Only these rows (ids of `ROWS`; the loop is always measured, as every row's baseline). */
+  readonly rows?: readonly string[];
+}
+
+/** A row as measured: its name, its process, and the CPU per operation of each batch it timed, per suite. */
+interface RowProcess {
+  readonly name: string;
+  readonly role: RoleProcess<{ available: boolean }>;
+  readonly cpuUsPerOp: { sequential: number[]; concurrent: number[] };
+}
+
+/** Starts every row's process (at once: nothing is measured yet); closes them all if one fails. */
+async function startRows(url: string, options: AgentRunOptions): Promise<RowProcess[]> {
+  const rows: { id: RowId; name: string; dist?: string }[] = ROWS.filter(
+    (row) => row.id === 'loop' || options.rows === undefined || options.rows.includes(row.id),
+  );
+  if (options.compareDist !== undefined)
+    rows.splice(2, 0, {
+      id: 'openjarvis',
+      name: `OpenJarvis OrchestratorAgent (${options.compareDist})`,
+      dist: options.compareDist,
+    });
+  if (options.loopLast === true) rows.push(rows.shift() as (typeof rows)[number]);
+  const started = await Promise.allSettled(
+    rows.map((row) =>
+      forkRole<{ available: boolean }>(
+        fileURLToPath(import.meta.url),
+        ROW_FLAG,
+        [row.id, url, ...(row.dist === undefined ? [] : [row.dist])],
+        { name: row.name },
+      ),
+    ),
+  );
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed !== undefined) {
+    for (const result of started) if (result.status === 'fulfilled') result.value.close();
+    throw failed.reason;
+  }
+  return started.map((result, index) => ({
+    name: rows[index]?.name ?? '',
+    role: (result as PromiseFulfilledResult<RoleProcess<{ available: boolean }>>).value,
+    cpuUsPerOp: { sequential: [], concurrent: [] },
+  }));
+}
+
+/**
+ * Starts the server process and a process per row, and returns the sequential and concurrent suites, the rows
+ * skipped, the CPU each row's process spent per operation, and a function that ends every process.
+ */
+export async function agentRunSuites(options: AgentRunOptions = {}): Promise<{
   suites: BenchSuite[];
   skipped: string[];
+  cpuReport: (samples: number) => string;
   close: () => void;
 }> {
   const server = await startServerProcess();
-  const runs: Array<[string, (() => Promise<string>) | undefined]> = [
-    ['hand-written loop over node:http', handWrittenLoop(server.url)],
-    ['OpenJarvis OrchestratorAgent', openJarvisRun(server.url, 'same')],
-    ['Vercel AI SDK generateText', await aiSdkRun(server.url)],
-    ['OpenAI Agents SDK run', await openAIAgentsRun(server.url)],
-    ['OpenJarvis, built-in CalculatorTool', openJarvisRun(server.url, 'builtin')],
-  ];
-  const skipped = runs
-    .filter(([, run]) => run === undefined)
-    .map(([name]) => `${name} (skipped: peers not installed; run npm run bench:setup)`);
-  const available = runs.filter(
-    (entry): entry is [string, () => Promise<string>] => entry[1] !== undefined,
-  );
-  const floor = available[0]?.[0] ?? '';
-  const cases = (wrap: (run: () => Promise<string>) => () => Promise<unknown>): BenchCase[] =>
-    available.map(([name, run], index) => ({
-      name,
-      ...(index === 0 ? {} : { baseline: floor }),
-      run: wrap(run),
+  const rows = await startRows(server.first.url, options).catch((error: unknown) => {
+    server.close();
+    throw error;
+  });
+  const close = () => {
+    for (const row of rows) row.role.close();
+    server.close();
+  };
+  const skipped = rows
+    .filter((row) => !row.role.first.available)
+    .map((row) => `${row.name} (skipped: peers not installed; run npm run bench:setup)`);
+  const available = rows.filter((row) => row.role.first.available);
+  const floor = ROWS[0].name;
+  const cases = (mode: 'sequential' | 'concurrent'): BenchCase[] =>
+    available.map((row) => ({
+      name: row.name,
+      ...(row.name === floor ? {} : { baseline: floor }),
+      timeBatch: async (count: number) => {
+        const command: BatchCommand = { count, concurrent: mode === 'concurrent' };
+        const reply = await row.role.command<BatchReply>(command);
+        row.cpuUsPerOp[mode].push(reply.cpuUs / count);
+        return reply.elapsedMs;
+      },
     }));
   const suites: BenchSuite[] = [
     {
       name: 'One orchestrator run (2 engine calls, 1 calculator call), sequential',
       goal: 'OpenJarvis within 1.2x of the hand-written loop (issue 20)',
-      cases: cases((run) => run),
+      cases: cases('sequential'),
+      takeTurns: true,
     },
     {
       name: `The same run, ${CONCURRENT_RUNS} in flight (time per batch of ${CONCURRENT_RUNS})`,
       goal: 'OpenJarvis runs/s at least 0.9x the hand-written loop, so a batch within 1.11x of its time (issue 20)',
-      cases: cases(concurrently),
+      cases: cases('concurrent'),
+      takeTurns: true,
     },
   ];
-  return { suites, skipped, close: () => server.child.kill() };
+  return { suites, skipped, cpuReport: (samples) => cpuReport(available, samples), close };
+}
+
+/** The median CPU time per operation of each row's process over its last `samples` batches (the measured ones). */
+function cpuReport(rows: readonly RowProcess[], samples: number): string {
+  const lines = [
+    `CPU time of each row's process per operation (median of its ${samples} measured batches; the server's not counted)`,
+  ];
+  const floor = rows.find((row) => row.name === ROWS[0].name);
+  for (const mode of ['sequential', 'concurrent'] as const) {
+    const base = medianOf(floor?.cpuUsPerOp[mode].slice(-samples) ?? []);
+    for (const row of rows) {
+      const us = medianOf(row.cpuUsPerOp[mode].slice(-samples));
+      const ratio = row === floor ? 'baseline' : `${(us / base).toFixed(2)}x`;
+      lines.push(
+        `  ${mode.padEnd(11)} ${row.name.padEnd(60)}${`${us.toFixed(0)} us`.padStart(12)}  ${ratio}`,
+      );
+    }
+  }
+  return lines.join('\n');
 }
 
 /** What one fresh client process measured: RSS after its import and at each checkpoint of sequential runs. */
@@ -246,17 +413,15 @@ interface RunsMeasure {
 type RunsSide = 'hand-written' | 'openjarvis';
 
 /** Runs one side sequentially in a process of its own (plain node on the built library, no loader). */
-function measureRunsInChild(side: RunsSide, url: string, checkpoints: readonly number[]) {
-  const child = fork(SERVER_SCRIPT, ['runs', side, url, ...checkpoints.map(String)], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    execArgv: [],
-  });
-  return new Promise<RunsMeasure>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as RunsMeasure));
-    child.once('exit', (code) =>
-      reject(new Error(`the ${side} runs process exited (code ${code})`)),
-    );
-  });
+async function measureRunsInChild(side: RunsSide, url: string, checkpoints: readonly number[]) {
+  const child = await forkRole<RunsMeasure>(
+    SERVER_SCRIPT,
+    'runs',
+    [side, url, ...checkpoints.map(String)],
+    { execArgv: [], name: `${side} runs` },
+  );
+  child.close();
+  return child.first;
 }
 
 const medianOf = (values: readonly number[]): number => {
@@ -301,10 +466,10 @@ export async function agentMemoryReport(options: { readonly quick: boolean }): P
   try {
     for (let sample = 0; sample < samples; sample += 1) {
       for (const side of ['hand-written', 'openjarvis'] as const)
-        measures[side].push(await measureRunsInChild(side, server.url, checkpoints));
+        measures[side].push(await measureRunsInChild(side, server.first.url, checkpoints));
     }
   } finally {
-    server.child.kill();
+    server.close();
   }
   const floor = summarize(measures['hand-written']);
   const ours = summarize(measures.openjarvis);
@@ -325,4 +490,36 @@ export async function agentMemoryReport(options: { readonly quick: boolean }): P
     `growth: RSS after ${last} runs / after ${first}.`,
     `goal: OpenJarvis peak <= 80 MB; growth within 1.10x (no growth)`,
   ].join('\n');
+}
+
+/** The agent bench on its own: both run suites (and the memory report with --memory). */
+async function main(argv: readonly string[]): Promise<void> {
+  const quick = argv.includes('--quick');
+  const options = { samples: quick ? 5 : 25, targetSampleMs: quick ? 20 : 50 };
+  const value = (name: string) =>
+    argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const compareDist = value('compare');
+  const rows = value('rows')?.split(',');
+  const agents = await agentRunSuites({
+    loopLast: argv.includes('--loop-last'),
+    ...(compareDist === undefined ? {} : { compareDist }),
+    ...(rows === undefined ? {} : { rows }),
+  });
+  try {
+    for (const suite of agents.suites)
+      console.log(`${formatTable(suite, await measureSuite(suite, options))}\n`);
+    for (const line of agents.skipped) console.log(line);
+    console.log(`${agents.cpuReport(options.samples)}\n`);
+  } finally {
+    agents.close();
+  }
+  if (argv.includes('--memory')) console.log(await agentMemoryReport({ quick }));
+}
+
+const roleIndex = process.argv.indexOf(ROW_FLAG);
+if (roleIndex !== -1) {
+  const [row, url, distDir] = process.argv.slice(roleIndex + 1);
+  await runRowProcess(row as RowId, url ?? '', distDir);
+} else if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await main(process.argv);
 }

@@ -1,10 +1,12 @@
-/** One measured case: a function run many times, timed in batches. */
-export interface BenchCase {
+/**
+ * One measured case: a function run many times, timed in batches, either in this process (`run`) or in a process
+ * of the case's own (`timeBatch` sends the batch there and resolves with the milliseconds it measured there).
+ */
+export type BenchCase = {
   readonly name: string;
   /** Name of the case in the same suite this one is compared with. */
   readonly baseline?: string;
-  readonly run: () => unknown;
-}
+} & ({ readonly run: () => unknown } | { readonly timeBatch: (count: number) => Promise<number> });
 
 /** A group of cases measured side by side in one run. */
 export interface BenchSuite {
@@ -12,6 +14,8 @@ export interface BenchSuite {
   /** What the suite checks, shown under its table. */
   readonly goal?: string;
   readonly cases: readonly BenchCase[];
+  /** Cases take turns in the sample rounds (`turnOrder`) instead of running in the same order every round. */
+  readonly takeTurns?: boolean;
 }
 
 /** The measurement of one case. */
@@ -29,7 +33,7 @@ interface MeasureOptions {
 }
 
 /** Runs `fn` (awaiting it when it returns a promise) `count` times and returns the elapsed milliseconds. */
-async function timeBatch(fn: () => unknown, count: number): Promise<number> {
+export async function timeBatch(fn: () => unknown, count: number): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < count; i += 1) {
     const value = fn();
@@ -39,10 +43,13 @@ async function timeBatch(fn: () => unknown, count: number): Promise<number> {
 }
 
 /** Finds a batch size whose run takes about `targetMs`. */
-async function calibrate(fn: () => unknown, targetMs: number): Promise<number> {
+async function calibrate(
+  time: (count: number) => Promise<number>,
+  targetMs: number,
+): Promise<number> {
   let count = 1;
   for (;;) {
-    const elapsed = await timeBatch(fn, count);
+    const elapsed = await time(count);
     if (elapsed >= targetMs / 4 || count >= 1 << 24)
       return Math.max(1, Math.round((count * targetMs) / Math.max(elapsed, 0.001)));
     count *= 4;
@@ -58,6 +65,22 @@ function median(values: readonly number[]): number {
 }
 
 /**
+ * The order of the cases in round `round`: each round starts with the next case (so none always runs first), and
+ * every other round runs them backwards (so none always runs right after the same case), which spreads drifts
+ * in the machine's load over the cases.
+ */
+export function turnOrder(round: number, count: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => (round + i) % count);
+  return round % 2 === 1 ? order.reverse() : order;
+}
+
+/** How a case's batches are timed: here, or by the case's own process. */
+function batchTimer(benchCase: BenchCase): (count: number) => Promise<number> {
+  if ('run' in benchCase) return (count) => timeBatch(benchCase.run, count);
+  return benchCase.timeBatch;
+}
+
+/**
  * Measures every case of a suite, interleaving the cases sample by sample so that machine noise (another
  * process, frequency changes) hits all of them alike.
  */
@@ -67,14 +90,19 @@ export async function measureSuite(
 ): Promise<BenchResult[]> {
   const batches = new Map<string, number>();
   for (const benchCase of suite.cases) {
-    await timeBatch(benchCase.run, 1_000); // warm up the JIT
-    batches.set(benchCase.name, await calibrate(benchCase.run, options.targetSampleMs));
+    const time = batchTimer(benchCase);
+    await time(1_000); // warm up the JIT
+    batches.set(benchCase.name, await calibrate(time, options.targetSampleMs));
   }
   const perOp = new Map<string, number[]>(suite.cases.map((benchCase) => [benchCase.name, []]));
   for (let sample = 0; sample < options.samples; sample += 1) {
-    for (const benchCase of suite.cases) {
+    const order =
+      suite.takeTurns === true
+        ? turnOrder(sample, suite.cases.length).map((index) => suite.cases[index] as BenchCase)
+        : suite.cases;
+    for (const benchCase of order) {
       const count = batches.get(benchCase.name) ?? 1;
-      const elapsedMs = await timeBatch(benchCase.run, count);
+      const elapsedMs = await batchTimer(benchCase)(count);
       perOp.get(benchCase.name)?.push((elapsedMs * 1e6) / count);
     }
   }

@@ -17,7 +17,7 @@
 //   [--engine=http|inprocess]
 // (measures dist: run `npm run build` first; --dist measures another build of the library, such as
 // `tsc -p tsconfig.build.json --outDir <dir>`, to compare two versions on the same machine)
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +29,8 @@ import { Pool } from 'undici';
 import type * as Library from '../src/index.js';
 import type * as Server from '../src/server/index.js';
 import type * as Testing from '../src/testing/index.js';
+import { turnOrder } from './harness.js';
+import { answerCommands, endWithParent, forkRole, type RoleProcess } from './role-process.js';
 
 const CHILD_FLAG = '--serve-bench-child';
 const MODEL_FLAG = '--serve-bench-model';
@@ -148,7 +150,7 @@ async function runModel(): Promise<void> {
           };
     },
   });
-  process.on('disconnect', () => void model.close().finally(() => process.exit(0)));
+  endWithParent(() => model.close());
   process.send?.({ url: model.baseUrl });
 }
 
@@ -161,17 +163,8 @@ async function runChild(): Promise<void> {
     if (result?.content !== ANSWER) throw new Error(`in-process answer: ${result?.content}`);
   };
   const served = await startSideServer(side, agent, ask);
-  process.on('message', (message: ChildCommand) => {
-    void answerCommand(message, ask).then(
-      (reply) => process.send?.({ reply }),
-      (error: unknown) => process.send?.({ error: String(error) }),
-    );
-  });
-  process.on('disconnect', () => {
-    void Promise.resolve(served?.close())
-      .then(() => agent?.close())
-      .finally(() => process.exit(0));
-  });
+  answerCommands<ChildCommand>((command) => answerCommand(command, ask));
+  endWithParent(() => Promise.resolve(served?.close()).then(() => agent?.close()));
   process.send?.({ url: served?.url });
 }
 
@@ -327,28 +320,24 @@ interface ModelProcess {
   stop(): void;
 }
 
-/** Forks this file in a role (`flag`); resolves with the process and its first message. */
-async function forkRole<T>(
+/** Forks this file in a role (`flag`), with --expose-gc (for the memory samples) and `v8Flags`. */
+function forkServeRole<T>(
   flag: string,
   args: readonly string[],
   v8Flags: readonly string[] = [],
-): Promise<[ChildProcess, T]> {
-  const child = fork(fileURLToPath(import.meta.url), [flag, ...args], {
+  name?: string,
+): Promise<RoleProcess<T>> {
+  return forkRole<T>(fileURLToPath(import.meta.url), flag, args, {
     execArgv: [...process.execArgv, '--expose-gc', ...v8Flags],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    ...(name === undefined ? {} : { name }),
   });
-  const first = await new Promise<T>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as T));
-    child.once('exit', (code) => reject(new Error(`the ${flag} process exited early (${code})`)));
-  });
-  return [child, first];
 }
 
 /** The scripted model server in a process of its own, unless the sides use the in-process ScriptedEngine. */
 async function startModel(options: ServeBenchOptions): Promise<ModelProcess> {
   if (options.engine === 'inprocess') return { url: undefined, stop: () => undefined };
-  const [model, { url }] = await forkRole<{ url: string }>(MODEL_FLAG, distArgs(options));
-  return { url, stop: () => model.disconnect() };
+  const model = await forkServeRole<{ url: string }>(MODEL_FLAG, distArgs(options));
+  return { url: model.first.url, stop: () => model.close() };
 }
 
 function distArgs(options: ServeBenchOptions): string[] {
@@ -373,23 +362,12 @@ async function startSide(
     ...(model.url === undefined ? [] : [`--model-url=${model.url}`]),
   ];
   const v8Flags = takingTurns ? ['--no-memory-reducer', '--min-semi-space-size=16'] : [];
-  const [child, { url }] = await forkRole<{ url?: string }>(CHILD_FLAG, args, v8Flags);
-  // One command at a time: each reply answers the oldest command waiting.
-  const waiting: { resolve: (value: unknown) => void; reject: (error: Error) => void }[] = [];
-  child.on('message', (message: { reply?: unknown; error?: string }) => {
-    const next = waiting.shift();
-    if (message.error !== undefined) next?.reject(new Error(`${side} process: ${message.error}`));
-    else next?.resolve(message.reply);
-  });
+  const role = await forkServeRole<{ url?: string }>(CHILD_FLAG, args, v8Flags, side);
   return {
     side,
-    child,
-    url,
-    command: <T>(command: ChildCommand) =>
-      new Promise<T>((resolve, reject) => {
-        waiting.push({ resolve: resolve as (value: unknown) => void, reject });
-        child.send(command);
-      }),
+    child: role.child,
+    url: role.first.url,
+    command: <T>(command: ChildCommand) => role.command<T>(command),
   };
 }
 
@@ -609,7 +587,7 @@ async function measureThroughput(
     const samples: LoadSample[][] = processes.map(() => []);
     const loads: number[] = [];
     for (let round = 0; round < rounds; round++) {
-      for (const index of sideOrder(round, processes.length)) {
+      for (const index of turnOrder(round, processes.length)) {
         samples[index]?.push(await sample(processes[index] as SideProcess, modelId, durationMs));
       }
       loads.push(loadavg()[0] ?? Number.NaN);
@@ -623,16 +601,6 @@ async function measureThroughput(
     for (const process of processes) process.child.disconnect();
     model.stop();
   }
-}
-
-/**
- * The order of the sides in round `round`: each round starts with the next side (so none always runs first), and
- * every other round runs them backwards (so none always runs right after the same side), which spreads drifts
- * in the machine's load over the sides.
- */
-function sideOrder(round: number, count: number): number[] {
-  const order = Array.from({ length: count }, (_, i) => (round + i) % count);
-  return round % 2 === 1 ? order.reverse() : order;
 }
 
 async function measureLeak(
