@@ -43,6 +43,7 @@ try {
 const agents = await agentRunSuites();
 try {
   for (const suite of agents.suites) await report(suite);
+  console.log(`${agents.cpuReport(options.samples)}\n`);
   for (const line of agents.skipped) console.log(line);
 } finally {
   agents.close();
