@@ -165,7 +165,10 @@ export function hitFrom(
 export function cleanText(value: unknown, maxChars: number): string {
   if (typeof value !== 'string') return '';
   const text = decodeEntities(value.replace(/<[^<>]{0,200}>/g, ''))
-    .replace(/[\p{Cc}\s]+/gu, ' ')
+    // The control characters (\p{Cc}) written as their two ranges: V8 builds a Unicode class's ranges when it parses
+    // the file, at every import of the package, whether or not this line runs.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+    .replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ')
     .trim();
   return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
 }
