@@ -171,15 +171,20 @@ describe('the built package entry points', () => {
   }, 90_000);
 
   it('leaves heavy parts out of the root import and loads each when first used, from the built package', async () => {
-    // process.moduleLoadList names the node builtins loaded; require.cache the CommonJS packages.
+    // process.moduleLoadList names the node builtins loaded; require.cache the CommonJS packages. The bundle
+    // requires node:fs rather than importing it: Node's ES module facade of node:fs would read its stream getters
+    // and load node:stream.
     const script = `
 import { createRequire } from 'node:module';
 const cache = createRequire(import.meta.url).cache;
 const packages = () => Object.keys(cache).filter((file) => file.includes('/node_modules/croner/')).length;
 const lazyFiles = () => Object.keys(cache).filter((file) => file.includes('/dist/lib/')).map((file) => file.split('/').pop());
-const builtins = () => process.moduleLoadList.filter((name) => / (dns\\/promises|https?|tls|net|crypto|worker_threads|timers\\/promises|child_process|zlib)$/.test(name));
+const builtins = () => process.moduleLoadList.filter((name) => / (dns\\/promises|https?|tls|net|crypto|worker_threads|timers\\/promises|child_process|zlib|stream|internal\\/fs\\/streams)$/.test(name));
 const root = await import('openjarvis');
 const atImport = { builtins: builtins(), croner: packages(), lazyFiles: lazyFiles() };
+// The server's entry needs node:crypto only for a request (and loading it costs more than the entry itself).
+await import('openjarvis/server');
+const atServerImport = builtins();
 const calc = await new root.CalculatorTool().execute({ expression: '2**10 + sqrt(16)' });
 const { parseSchedule } = await import('openjarvis/scheduler');
 const schedule = parseSchedule({ scheduleType: 'cron', scheduleValue: '*/5 * * * *' });
@@ -194,7 +199,7 @@ const config = {
   invalid: [invalid instanceof root.ConfigError, invalid instanceof root.JarvisError, invalid.problems.map((p) => p.key)],
   syntax: [syntax instanceof root.JarvisError, syntax.code, syntax.cause.name, syntax.cause.line],
 };
-process.stdout.write(JSON.stringify({ atImport, calc: calc.content, cron: schedule.type, croner: packages() > 0, config, lazyFiles: lazyFiles() }));
+process.stdout.write(JSON.stringify({ atImport, atServerImport, calc: calc.content, cron: schedule.type, croner: packages() > 0, config, lazyFiles: lazyFiles() }));
 `;
     const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
       cwd: TEST_BUILD,
@@ -204,6 +209,7 @@ process.stdout.write(JSON.stringify({ atImport, calc: calc.content, cron: schedu
     expect(stderr).toBe('');
     expect(JSON.parse(stdout)).toEqual({
       atImport: { builtins: [], croner: 0, lazyFiles: [] },
+      atServerImport: [],
       // The calculator's evaluator is a chunk of its own, found and loaded on the first call.
       calc: '1028.0',
       cron: 'cron',

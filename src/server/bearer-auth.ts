@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from './node-crypto.js';
 
 /**
  * Whether an `Authorization` header carries the expected Bearer key. Both sides are hashed to equal-length
@@ -7,10 +7,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 export function bearerKeyMatches(header: string | undefined, expectedKey: string): boolean {
   const match = /^Bearer[ \t]+(.+)$/i.exec(header?.trim() ?? '');
   const given = match?.[1]?.trim() ?? '';
-  const same = timingSafeEqual(digest(given), digest(expectedKey));
+  const same = nodeCrypto().timingSafeEqual(digest(given), digest(expectedKey));
   return same && given !== '';
 }
 
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
 }
