@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, readlink, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import type { Clock } from '../../core/index.js';
 import {
   coalesceDownloaderWrites,
   completedRanges,
+  finishWritesBeforeClosing,
   observeDownloaderWrites,
   preferChunksInOrder,
   throttleDownloaderProgress,
@@ -111,19 +112,24 @@ describe('throttleDownloaderProgress on an engine that builds its statuses itsel
   });
 });
 
-/** A writer shaped like ipull's: `write` makes one attempt through `_writeWithoutRetry` on a file opened once. */
+/**
+ * A writer shaped like ipull's: `write` makes one attempt through `_writeWithoutRetry` on a file opened once (under
+ * a lock, as ipull does: two writes starting together share one open), and a write after `close` opens it again.
+ */
 function realWriter(path: string) {
+  let opening: ReturnType<typeof open> | undefined;
   const writer = {
     writevCalls: [] as [number, number[]][],
-    file: undefined as Awaited<ReturnType<typeof open>> | undefined,
     async _ensureFileOpen() {
-      writer.file ??= await open(path, 'w+');
-      const file = writer.file;
+      // Opened again after a close, the file keeps what it has; a missing one is created (ipull's ensureFile).
+      opening ??= open(path, 'r+').catch(() => open(path, 'w+'));
+      const file = await opening;
       return {
         writev: (buffers: readonly Uint8Array[], position: number) => {
           writer.writevCalls.push([position, buffers.map((b) => b.length)]);
           return file.writev([...buffers], position);
         },
+        truncate: (sizeBytes: number) => file.truncate(sizeBytes),
       };
     },
     async _writeWithoutRetry(position: number, bytes: Uint8Array) {
@@ -134,12 +140,36 @@ function realWriter(path: string) {
       return writer._writeWithoutRetry(position, bytes);
     },
     async ftruncate(sizeBytes: number) {
-      await writer._ensureFileOpen();
-      await writer.file?.truncate(sizeBytes);
+      await (await writer._ensureFileOpen()).truncate(sizeBytes);
+    },
+    async close() {
+      const file = await opening;
+      opening = undefined;
+      await file?.close();
     },
   };
   return writer;
 }
+
+/** node-llama-cpp's downloader around a writer, with ipull's step that renames the file when it is closed. */
+function downloaderWith(
+  writer: object,
+  onCloseAsync: () => Promise<unknown> = async () => undefined,
+) {
+  return {
+    _downloader: { options: { writeStream: writer }, _engine: { options: { onCloseAsync } } },
+  };
+}
+
+/** Files under `folder` this process holds open (Linux lists them in /proc/self/fd). */
+async function openFilesUnder(folder: string): Promise<string[]> {
+  const targets = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return targets.filter((target) => target.startsWith(`${folder}/`));
+}
+
+const text = (value: string) => new TextEncoder().encode(value);
 
 describe('coalesceDownloaderWrites', () => {
   it('writes each synchronous run of contiguous writes with one writev, and each write waits for it', async () => {
@@ -147,41 +177,19 @@ describe('coalesceDownloaderWrites', () => {
     const path = join(folder, 'file');
     try {
       const writer = realWriter(path);
-      const downloader = { _downloader: { options: { writeStream: writer } } };
-      expect(coalesceDownloaderWrites(downloader)).toBe(true);
-      const bytes = (text: string) => new TextEncoder().encode(text);
-      const first = [writer.write(0, bytes('ab')), writer.write(2, bytes('cde'))];
-      const apart = writer.write(9, bytes('XY'));
-      const next = writer.write(11, bytes('Z'));
+      expect(coalesceDownloaderWrites(downloaderWith(writer))).toBe(true);
+      const first = [writer.write(0, text('ab')), writer.write(2, text('cde'))];
+      const apart = writer.write(9, text('XY'));
+      const next = writer.write(11, text('Z'));
       await Promise.all([...first, apart, next]);
-      await writer.write(5, bytes('fghi'));
-      await writer.file?.close();
+      await writer.write(5, text('fghi'));
+      await writer.close();
       expect(await readFile(path, 'latin1')).toBe('abcdefghiXYZ');
       expect(writer.writevCalls).toEqual([
         [0, [2, 3]],
         [9, [2, 1]],
         [5, [4]],
       ]);
-    } finally {
-      await rm(folder, { recursive: true, force: true });
-    }
-  });
-
-  it('truncates the file only after every write handed over before (a progress record past the end)', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'jarvis-coalesce-'));
-    const path = join(folder, 'file');
-    try {
-      const writer = realWriter(path);
-      expect(coalesceDownloaderWrites({ _downloader: { options: { writeStream: writer } } })).toBe(
-        true,
-      );
-      const data = writer.write(0, new TextEncoder().encode('data'));
-      await data;
-      // ipull saves its progress record past the end without waiting, then truncates the finished file.
-      void writer.write(4, new TextEncoder().encode('{"record":1}'));
-      await writer.ftruncate(4);
-      await writer.file?.close();
-      expect(await readFile(path, 'latin1')).toBe('data');
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -222,6 +230,111 @@ describe('coalesceDownloaderWrites', () => {
     expect(coalesceDownloaderWrites({})).toBe(false);
     const { downloader } = fakeDownloader();
     expect(coalesceDownloaderWrites(downloader)).toBe(false);
+  });
+});
+
+describe('finishWritesBeforeClosing', () => {
+  /** A folder with ipull's writer on `<folder>/file.ipull`, hooked as a pull hooks it, renamed on close. */
+  async function hookedWriter() {
+    const folder = await mkdtemp(join(tmpdir(), 'jarvis-finish-'));
+    const partial = join(folder, 'file.ipull');
+    const writer = realWriter(partial);
+    const renamed: string[] = [];
+    // ipull's close renames the partial file to its final name first, then closes the writer.
+    const onClose = async () => {
+      await rename(partial, join(folder, 'file'));
+      renamed.push('file');
+    };
+    const downloader = downloaderWith(writer, onClose);
+    expect(coalesceDownloaderWrites(downloader)).toBe(true);
+    expect(finishWritesBeforeClosing(downloader)).toBe(true);
+    const engineOptions = downloader._downloader._engine.options;
+    // ipull's engine close: the rename step, then the writer's close (skipped when the rename throws).
+    const closeEngine = async () => {
+      await engineOptions.onCloseAsync();
+      await writer.close();
+    };
+    return { folder, partial, writer, renamed, closeEngine };
+  }
+
+  it('truncates the file only after every write handed over before (a progress record past the end)', async () => {
+    const { folder, partial, writer } = await hookedWriter();
+    try {
+      await writer.write(0, text('data'));
+      // ipull saves its progress record past the end without waiting, then truncates the finished file.
+      void writer.write(4, text('{"record":1}'));
+      await writer.ftruncate(4);
+      await writer.close();
+      expect(await readFile(partial, 'latin1')).toBe('data');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('closes the file after the writes handed over before the close, and opens it no more after', async () => {
+    const { folder, writer } = await hookedWriter();
+    try {
+      // The write's batch starts a microtask later: the close comes first and must still find it.
+      const pending = writer.write(0, text('data'));
+      await writer.close();
+      await pending;
+      expect(await openFilesUnder(folder)).toEqual([]);
+      // A progress record saved after the close is dropped: nothing opens the file again.
+      await writer.write(4, text('{"record":1}'));
+      expect(await openFilesUnder(folder)).toEqual([]);
+      expect(await readFile(join(folder, 'file.ipull'), 'latin1')).toBe('data');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('renames and closes a download cancelled before its first write reached the disk', async () => {
+    const { folder, writer, renamed, closeEngine } = await hookedWriter();
+    try {
+      // Before the hook, the rename found no file yet (ENOENT), the writer was never closed, and the write that
+      // followed created the file and kept it open.
+      const pending = writer.write(0, text('data'));
+      await closeEngine();
+      await pending;
+      expect(renamed).toEqual(['file']);
+      expect(await openFilesUnder(folder)).toEqual([]);
+      expect(await readdir(folder)).toEqual(['file']);
+      expect(await readFile(join(folder, 'file'), 'latin1')).toBe('data');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('closes a download that wrote nothing without failing on the missing file, and closes after other failures', async () => {
+    const { folder, closeEngine } = await hookedWriter();
+    try {
+      await closeEngine();
+      expect(await readdir(folder)).toEqual([]);
+      expect(await openFilesUnder(folder)).toEqual([]);
+      const failing = realWriter(join(folder, 'other.ipull'));
+      const downloader = downloaderWith(failing, async () => {
+        throw Object.assign(new Error('disk gone'), { code: 'EIO' });
+      });
+      expect(finishWritesBeforeClosing(downloader)).toBe(true);
+      await failing.write(0, text('data'));
+      await expect(downloader._downloader._engine.options.onCloseAsync()).rejects.toThrow(
+        'disk gone',
+      );
+      expect(await openFilesUnder(folder)).toEqual([]);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('changes nothing for a downloader shaped otherwise', () => {
+    expect(finishWritesBeforeClosing({})).toBe(false);
+    expect(finishWritesBeforeClosing({ _downloader: { options: { writeStream: {} } } })).toBe(
+      false,
+    );
+    const writer = realWriter('/nonexistent/file');
+    expect(finishWritesBeforeClosing({ _downloader: { options: { writeStream: writer } } })).toBe(
+      false,
+    );
   });
 });
 

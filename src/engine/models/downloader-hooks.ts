@@ -163,13 +163,12 @@ interface VectorWritable {
 }
 
 /**
- * ipull's file writer with the two steps under `write` (its file, opened once, and one attempt at a write) and
- * `ftruncate`, which cuts its progress record off the end of a finished file.
+ * ipull's file writer with the step under `write` (one attempt at a write) and the file it opens once (and again
+ * after a close, creating it when it is gone).
  */
 interface BatchableWriter extends FileWriter {
   _ensureFileOpen(): Promise<VectorWritable>;
   _writeWithoutRetry(position: number, bytes: unknown): Promise<unknown>;
-  ftruncate(sizeBytes?: number): Promise<unknown>;
 }
 
 /** Writes handed to ipull's writer in one synchronous run, each starting where the one before ended. */
@@ -199,29 +198,16 @@ const MAX_BATCH_PIECES = 1024;
  * thread-pool task, 80 at a time: that cost the pull's thread about as much as the rest of ipull, and the thread
  * pool more than copying the bytes. Every write resolves once its batch is written. Returns false when the writer
  * is not shaped as expected (writes stay one by one).
- *
- * ipull truncates the finished file (cutting off its progress record) once the data is written, without waiting
- * for the progress record it saved after the last chunk: that write could land after the truncation and leave the
- * record on the end of the file (it did, 1 pull in 10, once a chunk became one write). The truncation now waits
- * for every write handed over before it.
  */
 export function coalesceDownloaderWrites(downloader: unknown): boolean {
   const writer = writerOf(downloader) as Partial<BatchableWriter> | undefined;
   if (
     typeof writer?.write !== 'function' ||
     typeof writer._ensureFileOpen !== 'function' ||
-    typeof writer._writeWithoutRetry !== 'function' ||
-    typeof writer.ftruncate !== 'function'
+    typeof writer._writeWithoutRetry !== 'function'
   )
     return false;
   const batchable = writer as BatchableWriter;
-  const inFlight = new Set<Promise<unknown>>();
-  const truncate = batchable.ftruncate.bind(batchable);
-  batchable.ftruncate = async (sizeBytes) => {
-    // No await between the last look and ipull's truncate, which first marks the file finished (no more records).
-    while (inFlight.size > 0) await Promise.allSettled(inFlight);
-    return truncate(sizeBytes);
-  };
   const writeOnce = batchable._writeWithoutRetry.bind(batchable);
   batchable._writeWithoutRetry = (position, bytes) =>
     bytes instanceof WriteBatch
@@ -240,12 +226,6 @@ export function coalesceDownloaderWrites(downloader: unknown): boolean {
           resolve(write(batch.startBytes, batch as unknown as Uint8Array));
         });
       });
-      const done = batch.done;
-      inFlight.add(done);
-      done.then(
-        () => inFlight.delete(done),
-        () => inFlight.delete(done),
-      );
     }
     open.add(bytes);
     return open.done;
@@ -284,6 +264,105 @@ function unwritten(pieces: readonly Uint8Array[], bytes: number): Uint8Array[] {
     }
   }
   return left;
+}
+
+/** ipull's file writer with the steps that end a download: the truncation and the close. */
+interface ClosableWriter extends FileWriter {
+  ftruncate(sizeBytes?: number): Promise<unknown>;
+  close(): Promise<unknown>;
+}
+
+/** The options of ipull's per-file engine, where its engine put the step that renames the file on close. */
+interface CloseStep {
+  onCloseAsync?: () => Promise<unknown>;
+}
+
+/** The writes handed to a writer that have not settled yet. */
+class WritesInFlight {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  add(write: Promise<unknown>): void {
+    if (this.pending.has(write)) return;
+    this.pending.add(write);
+    const settle = (): void => {
+      this.pending.delete(write);
+    };
+    write.then(settle, settle);
+  }
+
+  /** Runs `step` once every write handed over so far has settled, with no await between the last look and it. */
+  async afterAll<T>(step: () => Promise<T>): Promise<T> {
+    while (this.pending.size > 0) await Promise.allSettled(this.pending);
+    return step();
+  }
+}
+
+/**
+ * Has ipull's writer finish the writes handed to it before the steps that end a download, and write nothing after
+ * them. Returns false when the downloader is not shaped as expected (nothing changed).
+ *
+ * ipull truncates the finished file (cutting off its progress record) without waiting for the progress record it
+ * saved after the last chunk: that write could land after the truncation and leave the record on the end of the
+ * file (1 pull in 10 once a chunk became one write). The truncation now waits for every write handed over before.
+ *
+ * ipull closes a download (its end, a cancel, a stall) without waiting for the writes in flight either: it renames
+ * the `.ipull` file, then closes the writer, whose writes open the file again when they find it closed (creating
+ * it when it is gone). A cancel before the first chunk was on disk failed that rename (no file yet), so the writer
+ * was never closed, and the chunk written next left an open handle nobody closed (1 in ~8 runs of the resume
+ * test); a progress record saved after a close opened the file again as well. The close now waits for the writes
+ * in flight, then renames and closes; a rename that finds no file (nothing was written) is not an error, and after
+ * any other failure the writer is still closed. A write handed over once the close has begun is dropped: the
+ * download is over, and the file at the writer's path may be the next pull's. ipull writes no chunk data once
+ * closed, so what is dropped is a progress record, and a resume then only fetches again what it would have spared.
+ */
+export function finishWritesBeforeClosing(downloader: unknown): boolean {
+  const writer = writerOf(downloader) as Partial<ClosableWriter> | undefined;
+  const engineOptions = (rawFileEngineOf(downloader) as { options?: unknown } | null | undefined)
+    ?.options as CloseStep | null | undefined;
+  if (
+    typeof writer?.write !== 'function' ||
+    typeof writer.ftruncate !== 'function' ||
+    typeof writer.close !== 'function' ||
+    typeof engineOptions?.onCloseAsync !== 'function'
+  )
+    return false;
+  const closable = writer as ClosableWriter;
+  const writes = new WritesInFlight();
+  let closing = false;
+  const write = closable.write.bind(closable);
+  closable.write = (position, bytes) => {
+    if (closing) return Promise.resolve(0);
+    const written = write(position, bytes);
+    writes.add(written);
+    return written;
+  };
+  const truncate = closable.ftruncate.bind(closable);
+  closable.ftruncate = (sizeBytes) => writes.afterAll(() => truncate(sizeBytes));
+  const close = closable.close.bind(closable);
+  closable.close = () => {
+    closing = true;
+    return writes.afterAll(close);
+  };
+  const renameOnClose = engineOptions.onCloseAsync.bind(engineOptions);
+  engineOptions.onCloseAsync = () => {
+    closing = true;
+    return writes.afterAll(() => renameThenClose(renameOnClose, closable));
+  };
+  return true;
+}
+
+/** ipull's rename on close; when it fails the writer is closed all the same (ipull would skip that). */
+async function renameThenClose(
+  rename: () => Promise<unknown>,
+  writer: ClosableWriter,
+): Promise<void> {
+  try {
+    await rename();
+  } catch (error) {
+    await writer.close();
+    // No file to rename: no write ever reached the disk, so there is nothing to keep either.
+    if ((error as { code?: unknown } | null)?.code !== 'ENOENT') throw error;
+  }
 }
 
 /**

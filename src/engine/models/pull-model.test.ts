@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelHub, startScriptedModelHub } from '../../testing/scripted-model-hub.js';
 import { createTinyGguf } from '../../testing/tiny-gguf.js';
 import type { CatalogModel } from './catalog.js';
+import { coalesceDownloaderWrites, finishWritesBeforeClosing } from './downloader-hooks.js';
 import { ModelPullError } from './model-pull-error.js';
 import { type PullProgress, pullModel } from './pull-model.js';
 
@@ -69,10 +70,21 @@ beforeEach(async () => {
   modelsDir = await mkdtemp(join(tmpdir(), 'jarvis-pull-'));
 });
 
+/** Files under `folder` this process holds open (Linux lists them in /proc/self/fd). */
+async function openFilesUnder(folder: string): Promise<string[]> {
+  const targets = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return targets.filter((target) => target.startsWith(`${folder}/`));
+}
+
 afterEach(async () => {
   await hub?.close();
   hub = undefined;
+  // Every pull, failed or not, has closed its files by the time it settles (a deleted file stays listed).
+  const open = await openFilesUnder(modelsDir);
   await rm(modelsDir, { recursive: true, force: true });
+  expect(open).toEqual([]);
 });
 
 describe('pullModel', () => {
@@ -417,6 +429,40 @@ describe('pullModel', () => {
     expect((error as Error).message).toContain(
       `${server.url}${REPO}/resolve/main/missing-Q4_K_M.gguf was not found (HTTP 404)`,
     );
+  });
+});
+
+describe("the downloader hooks on node-llama-cpp's own downloader", () => {
+  it('close a download cancelled right after a write was handed over, leaving no file open', async () => {
+    const server = await startHub();
+    const { createModelDownloader } = await import('node-llama-cpp');
+    const downloader = await createModelDownloader({
+      modelUri: `hf:${REPO}/${FILE}`,
+      dirPath: modelsDir,
+      deleteTempFileOnCancel: false,
+      tokens: { huggingFace: null as unknown as string },
+      endpoints: { huggingFace: server.url },
+    });
+    expect(coalesceDownloaderWrites(downloader)).toBe(true);
+    expect(finishWritesBeforeClosing(downloader)).toBe(true);
+    const { writeStream } = (
+      downloader as unknown as {
+        _downloader: {
+          options: { writeStream: { write(at: number, bytes: Uint8Array): unknown } };
+        };
+      }
+    )._downloader.options;
+    // The write's batch starts a microtask after the cancel: before the hook, ipull's close had already closed the
+    // writer by then, and the write opened the file again and kept it open.
+    const pending = writeStream.write(0, GGUF.subarray(0, 4096));
+    await downloader.cancel({ deleteTempFile: false });
+    await pending;
+    expect(await openFilesUnder(modelsDir)).toEqual([]);
+    // Nothing was received, so ipull keeps the partial name (it renames on close once every byte has arrived).
+    expect(await readdir(modelsDir)).toEqual([`${LOCAL}.ipull`]);
+    expect(
+      Buffer.compare(await readFile(join(modelsDir, `${LOCAL}.ipull`)), GGUF.subarray(0, 4096)),
+    ).toBe(0);
   });
 });
 

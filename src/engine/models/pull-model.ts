@@ -12,6 +12,7 @@ import { type CatalogModel, MODEL_CATALOG } from './catalog.js';
 import {
   coalesceDownloaderWrites,
   completedRanges,
+  finishWritesBeforeClosing,
   observeDownloaderWrites,
   preferChunksInOrder,
   throttleDownloaderProgress,
@@ -255,6 +256,7 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
     const { progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_MS, clock = systemClock } = run.options;
     throttleDownloaderProgress(downloader, progressIntervalMs, clock);
     coalesceDownloaderWrites(downloader);
+    finishWritesBeforeClosing(downloader);
     if (downloader.totalFiles !== 1) {
       await downloader.cancel({ deleteTempFile: false });
       throw new ModelPullError(
