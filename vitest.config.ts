@@ -341,7 +341,7 @@ export default defineConfig({
   ...PROJECT,
   test: {
     // Once per run, in the root (a project's own globalSetup would run again for that project).
-    globalSetup: ['test/support/cli-build.ts'],
+    globalSetup: ['test/support/cli-build.ts', 'test/support/postgres-template.ts'],
     sequence: { sequencer: SlowFilesFirstSequencer },
     maxWorkers: MAX_WORKERS,
     projects: [
