@@ -4,15 +4,19 @@
 // - `node agent-server.mjs runs <openjarvis|hand-written> <url> <checkpoints...>` (fork): a client doing that
 //   run sequentially until the last checkpoint, reporting the RSS right after its import, at each checkpoint
 //   and the peak over its whole life, so that the numbers are the runs' own and not the bench harness's.
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import http, { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { syncBuiltinESMExports } from 'node:module';
 
 const QUESTION = 'What is 15% of 340?';
 const MB = 1024 * 1024;
 
 async function serve() {
+  keepConnectionsOpen();
   const { startScriptedOpenAIServer } = await import('../dist/testing/index.js');
   const server = await startScriptedOpenAIServer({
     handler: (request) => {
+      // The scripted server records every request for tests; a model server keeps nothing.
+      if (server.requests.length > 1000) server.requests.length = 0;
       const messages = request.body?.messages ?? [];
       const last = messages[messages.length - 1];
       if (last?.role === 'tool')
@@ -29,6 +33,23 @@ async function serve() {
   process.on('disconnect', () => {
     void server.close().then(() => process.exit(0));
   });
+}
+
+/**
+ * Servers created from here on keep idle keep-alive connections for 10 minutes instead of Node's 5 s. Each row of
+ * the bench idles while the others take their turns, and on a loaded machine a turn can outlast 5 s: the server
+ * then closed the row's idle connections, and the hand-written loop (which has no retry, as most hand-written
+ * clients) failed with "socket hang up" on the next request. The scripted server does not expose its
+ * node:http server, so its `createServer` is wrapped here, before it is loaded.
+ */
+function keepConnectionsOpen() {
+  const createServer = http.createServer;
+  http.createServer = (...args) => {
+    const server = createServer(...args);
+    server.keepAliveTimeout = 600_000;
+    return server;
+  };
+  syncBuiltinESMExports();
 }
 
 /** The floor: the same two requests and one calculator call, written by hand over node:http. */

@@ -310,7 +310,11 @@ async function startRows(url: string, options: AgentRunOptions): Promise<RowProc
         fileURLToPath(import.meta.url),
         ROW_FLAG,
         [row.id, url, ...(row.dist === undefined ? [] : [row.dist])],
-        { name: row.name },
+        // V8's memory reducer is off: a row's process idles while the others warm up and take their turns, and
+        // after a few seconds idle it would shrink the young generation, so that its next samples paid for
+        // growing it again (more scavenges) and a row measured after a long wait looked slower than one
+        // measured right after its warm-up. It only acts on a process gone quiet, so a busy one is unchanged.
+        { name: row.name, execArgv: [...process.execArgv, '--no-memory-reducer'] },
       ),
     ),
   );
@@ -349,6 +353,7 @@ export async function agentRunSuites(options: AgentRunOptions = {}): Promise<{
     .filter((row) => !row.role.first.available)
     .map((row) => `${row.name} (skipped: peers not installed; run npm run bench:setup)`);
   const available = rows.filter((row) => row.role.first.available);
+  for (const row of rows) if (!row.role.first.available) row.role.close();
   const floor = ROWS[0].name;
   const cases = (mode: 'sequential' | 'concurrent'): BenchCase[] =>
     available.map((row) => ({
