@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledScript } from '../../test/support/bundled-script.js';
 import type { ToolResult } from '../core/index.js';
 import { ToolExecutor } from '../tools/index.js';
 import type { McpServerConnectionOptions } from './mcp-connection-options.js';
@@ -8,7 +9,8 @@ import type { McpTool } from './mcp-tool.js';
 import { createMcpToolSource, type McpToolSource } from './mcp-tool-source.js';
 
 // Our client against a small MCP server built with the SDK, running as real child processes over stdio.
-// The tests share one source and run in order (a child costs about a second to start).
+// The tests share one source and run in order. The fixture runs bundled with plain `node` (under tsx each of
+// its three starts cost about a second of CPU).
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'remote-server.fixture.ts');
 
@@ -19,10 +21,10 @@ function node(name: string, args: readonly string[]): McpServerConnectionOptions
 let source: McpToolSource;
 let tools: Map<string, McpTool>;
 
-beforeAll(() => {
+beforeAll(async () => {
   source = createMcpToolSource(
     [
-      node('remote', ['--import', 'tsx', FIXTURE]),
+      node('remote', [await bundledScript(FIXTURE)]),
       // Reads stdin but never answers, not even the handshake.
       { ...node('silent', ['-e', 'process.stdin.resume()']), connectTimeoutMs: 300 },
       // Dies before the handshake, explaining why on stderr.

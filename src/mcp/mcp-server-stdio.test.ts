@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledScript } from '../../test/support/bundled-script.js';
 import { CalculatorTool } from '../tools/index.js';
 
-// The SDK's own client against our server running as a real child process over stdio.
+// The SDK's own client against our server running as a real child process over stdio (bundled, run by `node`).
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), 'jarvis-server.fixture.ts');
 
@@ -16,7 +17,7 @@ let stderr = '';
 beforeAll(async () => {
   transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', FIXTURE],
+    args: [await bundledScript(FIXTURE)],
     stderr: 'pipe',
   });
   transport.stderr?.on('data', (chunk: Buffer) => {

@@ -6,9 +6,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { threadId } from 'node:worker_threads';
-import { build } from 'esbuild';
-import { TEST_BUILD } from '../../test/support/cli-build.js';
+import { bundledScript } from '../../test/support/bundled-script.js';
 import { type Clock, systemClock } from '../core/index.js';
 import { SchedulerStore } from './scheduler-store.js';
 import { type SchedulerStoreBackend, schedulerBackend } from './scheduler-store-backend.js';
@@ -19,37 +17,14 @@ import { systemTimers, type Timers } from './timers.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-/** The scheduler process the crash runs start and kill (bundled by `workerBundle` to run with plain `node`). */
+/**
+ * The scheduler process the crash runs start and kill, bundled to run with plain `node`: a run starts dozens of
+ * them, and a start under `node --import tsx` cost about 0.9 s of CPU against 0.3 s for the bundle.
+ */
 export const CRASH_WORKER = join(HERE, 'crash-worker.case.test.ts');
 
 const REPO_ROOT = resolve(HERE, '../..');
 const workers = new Set<ChildProcess>();
-let bundle: Promise<string> | undefined;
-
-/**
- * `CRASH_WORKER` bundled into one JavaScript file, once per thread (packages stay imports, found in the repo's
- * node_modules from the test build folder). A crash run starts dozens of workers, and each start under
- * `node --import tsx` cost about 0.9 s of CPU (loader thread, transforming and loading ~30 modules), a start of
- * the bundle about 0.3 s: the workers reach their work sooner and the suite spends ~0.6 s less per start.
- */
-function workerBundle(): Promise<string> {
-  bundle ??= (async () => {
-    const outfile = join(TEST_BUILD, `crash-worker-${process.pid}-${threadId}.mjs`);
-    await build({
-      entryPoints: [CRASH_WORKER],
-      outfile,
-      bundle: true,
-      packages: 'external',
-      platform: 'node',
-      format: 'esm',
-      target: 'es2022',
-      logLevel: 'silent',
-    });
-    return outfile;
-  })();
-  return bundle;
-}
-
 /** Options of `spawnWorker`. */
 export interface WorkerOptions {
   /** A SQLite file, or a `postgres://` URL. */
@@ -69,7 +44,7 @@ export async function spawnWorker(options: WorkerOptions): Promise<ChildProcess>
   const extra = [String(options.maxSleepMs ?? 200), String(options.clockSkewMs ?? 0)];
   const child = spawn(
     process.execPath,
-    [await workerBundle(), dbPath, effects, owner, String(leaseMs), ...extra],
+    [await bundledScript(CRASH_WORKER), dbPath, effects, owner, String(leaseMs), ...extra],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   workers.add(child);

@@ -1,4 +1,4 @@
-// A process that appends turns to one session in PostgreSQL as fast as it can (run with `node --import tsx`;
+// A process that appends turns to one session in PostgreSQL as fast as it can (bundled and run with `node`;
 // not a test file). Usage: postgres-session-writer.case.test.ts <url> <sessionId> <label> <count>
 // Prints "wrote <seq>" after each committed turn; each turn holds a tool call and its result.
 import { openPostgres } from '../storage/index.js';

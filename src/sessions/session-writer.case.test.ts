@@ -1,4 +1,4 @@
-// A process that appends turns to one session as fast as it can (run with `node --import tsx`; not a test file).
+// A process that appends turns to one session as fast as it can (bundled and run with `node`; not a test file).
 // Usage: session-writer.case.test.ts <dbPath> <sessionId> <label> <count>
 // Prints "ready" once open, then "wrote <seq>" after each committed turn; each turn holds a tool call and its result.
 import { SqliteSessionStore } from './sqlite-session-store.js';

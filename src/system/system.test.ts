@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundledScript } from '../../test/support/bundled-script.js';
 import { createRegistries, EventBus, JarvisError } from '../core/index.js';
 import { assistantReply, ScriptedEngine, toolCallReply } from '../testing/index.js';
 import { defineTool } from '../tools/index.js';
@@ -202,9 +203,14 @@ describe('buildSystem runs', () => {
 const REMOTE_FIXTURE = fileURLToPath(new URL('../mcp/remote-server.fixture.ts', import.meta.url));
 
 describe('buildSystem MCP tools', () => {
+  /** The fixture server bundled to run with plain `node` (a start under tsx costs three times the CPU). */
+  let remoteScript = '';
+  beforeAll(async () => {
+    remoteScript = await bundledScript(REMOTE_FIXTURE);
+  });
   const mcpToml = () =>
     `[[mcp.servers]]\nname = "remote"\ncommand = ${JSON.stringify(process.execPath)}\n` +
-    `args = ["--import", "tsx", ${JSON.stringify(REMOTE_FIXTURE)}]\n`;
+    `args = [${JSON.stringify(remoteScript)}]\n`;
 
   it('runs an agent that calls a tool of a configured MCP server, and closes the server with the system', async () => {
     const engine = new ScriptedEngine([

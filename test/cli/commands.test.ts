@@ -1,18 +1,16 @@
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../../src/testing/index.js';
+import { bundledScript } from '../support/bundled-script.js';
 import { TEST_BUILD } from '../support/cli-build.js';
 import { type CliRun, runCli } from '../support/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** tsx's loader by absolute path, so the MCP fixture server starts from any working folder. */
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 const BUILTIN_TOOLS = [
   'calculator',
@@ -185,12 +183,13 @@ describe.concurrent('jarvis tools and agents', () => {
 
   it('tools list shows the tools of configured MCP servers, and warns about one that cannot start', async () => {
     const home = await tempHome();
-    const fixture = join(ROOT, 'src', 'mcp', 'remote-server.fixture.ts');
+    // Bundled, so the fixture server starts with plain `node` from any working folder.
+    const fixture = await bundledScript(join(ROOT, 'src', 'mcp', 'remote-server.fixture.ts'));
     const config = join(home, 'mcp.toml');
     await writeFile(
       config,
       `[[mcp.servers]]\nname = "remote"\ncommand = ${JSON.stringify(process.execPath)}\n` +
-        `args = ["--import", ${JSON.stringify(TSX)}, ${JSON.stringify(fixture)}]\n\n` +
+        `args = [${JSON.stringify(fixture)}]\n\n` +
         `[[mcp.servers]]\nname = "broken"\ncommand = "/nonexistent/mcp-server"\n`,
     );
     const run = await jarvis(home, ['tools', 'list', '--config', config]);
