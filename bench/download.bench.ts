@@ -6,9 +6,10 @@
 // disk (`-o`, never /dev/null), no compression anywhere (the hub sends none; curl asks for none without
 // `--compressed`). curl uses one connection; ipull (node-llama-cpp gives it no option) a size probe plus 3 ranged
 // streams. curl verifies nothing, so `curl, then sha256sum` is the reference for a pull that checks the SHA-256, and
-// `undici fetch -> file` (Node's own HTTP client, no ipull) shows what a Node process reaches on the same machine, and
-// `ipull downloadFile alone` what ipull reaches as its README calls it (its defaults: 3 streams, 5 MiB chunks, every
-// network read reported and formatted), with neither node-llama-cpp nor our hooks around it.
+// `undici fetch -> file` (Node's `fetch`, no ipull) and `node:http GET -> file` (the transport a pull's chunks use
+// under ipull, reads written in 4 MiB batches) show what a Node process reaches on the same machine, and `ipull
+// downloadFile alone` what ipull reaches as its README calls it (its defaults: 3 streams, 5 MiB chunks, every
+// network read reported and formatted, over `fetch`), with neither node-llama-cpp nor our hooks around it.
 // CPU time per case (curl's from the shell's `times`, a pull's from `process.cpuUsage`, both without the hub) tells
 // the cost per byte apart from the load of a shared machine, and a pull's main-thread CPU time (from /proc) what
 // its event loop spent; the hub's own CPU time per case (from /proc, Linux)
@@ -188,6 +189,44 @@ async function fetchToFile(url: string, directory: string): Promise<void> {
   }
 }
 
+/**
+ * Reference: a bare `node:http` GET (the transport a pull's chunks now use under ipull) whose reads are gathered
+ * into 4 MiB batches, each written with one `writev` while the next is read: what Node itself reaches.
+ */
+async function httpToFile(url: string, directory: string): Promise<void> {
+  const { get } = await import('node:http');
+  const content = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    get(url, (redirect) => {
+      redirect.resume();
+      const location = redirect.headers.location;
+      if (location === undefined) return resolve(redirect);
+      get(new URL(location, url), resolve).once('error', reject);
+    }).once('error', reject);
+  });
+  const file = await open(join(directory, FILE_NAME), 'w');
+  try {
+    let batch: Uint8Array[] = [];
+    let batchBytes = 0;
+    let position = 0;
+    let writing: Promise<unknown> = Promise.resolve();
+    for await (const chunk of content as AsyncIterable<Uint8Array>) {
+      batch.push(chunk);
+      batchBytes += chunk.length;
+      if (batchBytes < 4 * 1024 * 1024) continue;
+      await writing;
+      writing = file.writev(batch, position);
+      position += batchBytes;
+      batch = [];
+      batchBytes = 0;
+    }
+    await writing;
+    await file.writev(batch, position);
+    if (position + batchBytes !== FILE_BYTES) throw new Error('node:http wrote a short file');
+  } finally {
+    await file.close();
+  }
+}
+
 /** Reference: ipull's own `downloadFile` (what node-llama-cpp's downloader wraps), with its defaults and no hooks. */
 async function ipullAlone(url: string, directory: string): Promise<void> {
   const { downloadFile } = await import('ipull');
@@ -331,6 +370,10 @@ async function measureAgainstCurl(
           {
             name: 'undici fetch -> file (no ipull, no SHA-256)',
             run: (d: string) => inProcess(() => fetchToFile(url, d)),
+          },
+          {
+            name: 'node:http GET -> file (no ipull, no SHA-256)',
+            run: (d: string) => inProcess(() => httpToFile(url, d)),
           },
           {
             name: 'ipull downloadFile alone (no SHA-256)',

@@ -4,11 +4,16 @@ import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ScriptedModelHub, startScriptedModelHub } from '../../testing/scripted-model-hub.js';
 import { createTinyGguf } from '../../testing/tiny-gguf.js';
 import type { CatalogModel } from './catalog.js';
-import { coalesceDownloaderWrites, finishWritesBeforeClosing } from './downloader-hooks.js';
+import {
+  coalesceDownloaderWrites,
+  finishWritesBeforeClosing,
+  preferChunksInOrder,
+} from './downloader-hooks.js';
+import { ChunkAgents, fetchChunksOverHttp } from './http-chunk-transport.js';
 import { ModelPullError } from './model-pull-error.js';
 import { type PullProgress, pullModel } from './pull-model.js';
 
@@ -463,6 +468,31 @@ describe("the downloader hooks on node-llama-cpp's own downloader", () => {
     expect(
       Buffer.compare(await readFile(join(modelsDir, `${LOCAL}.ipull`)), GGUF.subarray(0, 4096)),
     ).toBe(0);
+  });
+
+  it("fetch the chunks over node:http with ipull's ranges, and the file is whole", async () => {
+    const server = await startHub();
+    const { createModelDownloader } = await import('node-llama-cpp');
+    const downloader = await createModelDownloader({
+      modelUri: `hf:${REPO}/${FILE}`,
+      dirPath: modelsDir,
+      tokens: { huggingFace: null as unknown as string },
+      endpoints: { huggingFace: server.url },
+    });
+    const agents = new ChunkAgents();
+    try {
+      const connect = vi.spyOn(agents.http, 'createConnection');
+      expect(fetchChunksOverHttp(downloader, agents)).toBe(true);
+      expect(preferChunksInOrder(downloader)).toBe(true);
+      await downloader.download();
+      expect(Buffer.compare(await readFile(join(modelsDir, LOCAL)), GGUF)).toBe(0);
+      // One ranged GET per chunk, all through this pull's own keep-alive connections.
+      expect(server.rangedGets(FILE)).toBe(CHUNKS);
+      expect(connect).toHaveBeenCalled();
+      expect(connect.mock.calls.length).toBeLessThanOrEqual(CHUNKS);
+    } finally {
+      agents.destroy();
+    }
   });
 });
 

@@ -18,6 +18,7 @@ import {
   throttleDownloaderProgress,
 } from './downloader-hooks.js';
 import { sha256OfLargeFile } from './file-sha256.js';
+import { ChunkAgents, fetchChunksOverHttp } from './http-chunk-transport.js';
 import { IncrementalFileHash } from './incremental-hash.js';
 import {
   ensureDiskRoom,
@@ -143,6 +144,8 @@ interface PullRun {
   readonly watchdog: StallWatchdog;
   /** Aborted by the caller's signal or by the watchdog. */
   readonly signal: AbortSignal;
+  /** The connections the download's ranged GETs use, closed when the pull ends. */
+  readonly agents: ChunkAgents;
 }
 
 async function runPull(
@@ -173,14 +176,16 @@ async function watchedPull(
   const watchdog = new StallWatchdog(options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS);
   const signals = options.signal === undefined ? [] : [options.signal];
   const signal = AbortSignal.any([...signals, watchdog.signal]);
+  const agents = new ChunkAgents();
   try {
-    return await pullWatched({ options, source, endpoint, watchdog, signal });
+    return await pullWatched({ options, source, endpoint, watchdog, signal, agents });
   } catch (error) {
     throwIfAborted(options.signal);
     if (watchdog.stalled) throw stalledError(source, endpoint, watchdog.timeoutMs, error);
     throw error;
   } finally {
     watchdog.stop();
+    agents.destroy();
   }
 }
 
@@ -257,6 +262,7 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
     throttleDownloaderProgress(downloader, progressIntervalMs, clock);
     coalesceDownloaderWrites(downloader);
     finishWritesBeforeClosing(downloader);
+    fetchChunksOverHttp(downloader, run.agents);
     if (downloader.totalFiles !== 1) {
       await downloader.cancel({ deleteTempFile: false });
       throw new ModelPullError(
