@@ -306,6 +306,59 @@ describe('jsonMembers / memberSpan / entrySpans', () => {
     });
     expect(readLenientJsonSpan(' 12 ')?.span).toBeUndefined();
   });
+
+  it('answers the same right after a strict read of the text (which keeps its strings) as without (property)', () => {
+    // Everything the readers ask about a span after reading it, as one comparable text.
+    const answers = (span: { text: string; start: number; end: number }) => {
+      const members = jsonMembers(span);
+      const compacts = (members ?? []).map((member) => {
+        const inner = member.value.text.slice(member.value.start, member.value.end);
+        return compactJsonText(JSON.parse(inner), member.value) ?? null;
+      });
+      const guess = lastMemberGuess(span, 'k');
+      const value = JSON.parse(span.text.slice(span.start, span.end)) as unknown;
+      return JSON.stringify([
+        members?.map((member) => [member.key, slice(member.value)]),
+        slice(guess),
+        compactJsonText(value, span),
+        compacts,
+        entrySpans(span, 2)?.map((member) => slice(member.value)),
+      ]);
+    };
+    const piece = fc.constantFrom('a', 'k', '"', '\\', ' ', '{', '}', ':', ',', 'x y');
+    const string = fc.array(piece, { maxLength: 6 }).map((parts) => parts.join(''));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        string.map((text) => JSON.stringify(text)),
+        fc.constantFrom('1', '-2', 'true', 'null', '1.5'),
+        fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${items.join(', ')}]`),
+        fc
+          .array(fc.tuple(fc.oneof(string, fc.constant('k')), tie('value')), { maxLength: 3 })
+          .map(
+            (entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}: ${v}`).join(' ,')}}`,
+          ),
+      ),
+    }));
+    fc.assert(
+      fc.property(value, (source) => {
+        if (!source.startsWith('{') && !source.startsWith('[')) return;
+        const text = `x ${source} "y"`;
+        const read = readLenientJsonSpan(text, 2);
+        expect(read?.span).toEqual({ text, start: 2, end: 2 + source.length });
+        const kept = answers({ text, start: 2, end: 2 + source.length });
+        readLenientJsonSpan('{"other": "text"}'); // now the strings of another text are kept
+        expect(kept).toBe(answers({ text, start: 2, end: 2 + source.length }));
+      }),
+      { numRuns: 1500, seed: 16 },
+    );
+    // More strings than a scan keeps: the later ones are searched for.
+    const many = JSON.stringify(Array.from({ length: 100 }, (_, index) => `s"${index}`));
+    const read = readLenientJsonSpan(many);
+    expect(read?.span === undefined ? undefined : compactJsonText(read.value, read.span)).toBe(
+      many,
+    );
+  });
 });
 
 describe('jsonString', () => {

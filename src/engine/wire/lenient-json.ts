@@ -90,6 +90,8 @@ export function readStrictJson(
   const open = unclosed;
   if (open !== undefined && open.text === text && open.limit === limit && start > open.start)
     return undefined; // a scan from further back ran off the end: leave this one to the lenient reader
+  keptText = undefined; // its list is written over below
+  let count = 0;
   let depth = 0;
   let index = start;
   while (index < limit) {
@@ -97,6 +99,11 @@ export function readStrictJson(
     if (code === QUOTE) {
       const close = strictStringEnd(text, index + 1, limit);
       if (close === -1) break;
+      if (count < MAX_KEPT_STRINGS) {
+        KEPT_QUOTES[2 * count] = index;
+        KEPT_QUOTES[2 * count + 1] = close;
+        count += 1;
+      }
       index = close + 1;
       continue;
     }
@@ -105,12 +112,61 @@ export function readStrictJson(
       if (depth > MAX_DEPTH) return undefined;
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth -= 1;
-      if (depth === 0) return parseStrict(text, start, index + 1);
+      if (depth === 0) {
+        const read = parseStrict(text, start, index + 1);
+        if (read !== undefined) {
+          keptText = text;
+          keptCount = count;
+          keptHint = 0;
+        }
+        return read;
+      }
     }
     index += 1;
   }
   unclosed = { text, start, limit };
   return undefined;
+}
+
+/**
+ * The strings of the last strict scan that `JSON.parse` took: where each one's opening and closing quotes stand,
+ * in pairs, in order (the first `MAX_KEPT_STRINGS`: a call holds a few). The readers look at the value's members
+ * again right after (the key of the arguments, the compact text of the arguments), and each string's end is then
+ * a lookup instead of another search from quote to quote. An answer depends on the text alone, so a kept one is
+ * right for any later question about the same text.
+ */
+const MAX_KEPT_STRINGS = 64;
+const KEPT_QUOTES = new Int32Array(2 * MAX_KEPT_STRINGS);
+let keptText: string | undefined;
+let keptCount = 0;
+/** Where the last lookup found its string: the one asked about next mostly comes right after it. */
+let keptHint = 0;
+
+/** The closing quote of the string that opens at `open`, when the last strict scan of `text` kept it; else -2. */
+function keptClose(text: string, open: number): number {
+  if (keptText !== text) return -2;
+  let index = keptHint;
+  if (index >= keptCount || KEPT_QUOTES[2 * index] !== open) {
+    index += 1;
+    if (index >= keptCount || KEPT_QUOTES[2 * index] !== open) index = keptIndex(open);
+    if (index === -1) return -2;
+  }
+  keptHint = index + 1;
+  return KEPT_QUOTES[2 * index + 1] as number;
+}
+
+/** Where the string that opens at `open` stands among the kept ones, or -1. */
+function keptIndex(open: number): number {
+  let low = 0;
+  let high = keptCount - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = KEPT_QUOTES[2 * middle] as number;
+    if (at === open) return middle;
+    if (at < open) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 /**
@@ -452,6 +508,8 @@ export function jsonMembers(span: JsonSpan): JsonMember[] | undefined {
  * closes before its end, so the search needs no bound (and no copy of the text to bound it).
  */
 function stringEnd(text: string, from: number, end: number): number {
+  const kept = keptClose(text, from - 1);
+  if (kept !== -2) return kept < end ? kept : -1;
   for (let at = text.indexOf('"', from); at !== -1 && at < end; at = text.indexOf('"', at + 1)) {
     let backslash = at - 1;
     while (backslash >= from && text.charCodeAt(backslash) === BACKSLASH) backslash -= 1;
