@@ -120,6 +120,39 @@ describe('commandRFormat: negative cases', () => {
 });
 
 describe('commandRContent', () => {
+  it('takes out the response tokens one kind after the other, even when that joins a new token (property)', () => {
+    const START = '<|START_RESPONSE|>';
+    const END = '<|END_RESPONSE|>';
+    const TURN = '<|END_OF_TURN_TOKEN|>';
+    // What commandRContent does for a text without a plan: the tokens taken out, a trailing end of turn dropped.
+    const expected = (text: string) => {
+      const visible = text.replaceAll(START, '').replaceAll(END, '');
+      const trimmed = visible.trimEnd();
+      return (trimmed.endsWith(TURN) ? trimmed.slice(0, -TURN.length) : visible).trim();
+    };
+    const piece = fc.constantFrom(
+      START,
+      END,
+      TURN,
+      '<',
+      '<|',
+      '|>',
+      'END_RESPONSE|>',
+      'x',
+      ' ',
+      '\n',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(commandRContent(text)).toBe(expected(text));
+      }),
+      { numRuns: 3000, seed: 16 },
+    );
+    expect(commandRContent(`<|END_${START}RESPONSE|> a`)).toBe('a');
+    expect(commandRContent(`<${START}|END_RESPONSE|>`)).toBe('');
+  });
+
   it('gives the text of a reply with no call', () => {
     expect(
       commandRContent(

@@ -74,6 +74,8 @@ function commandRVisibleText(reply: string): VisibleText | undefined {
  */
 export function commandRContent(reply: string): string {
   try {
+    const plain = withoutResponseTokens(reply);
+    if (plain !== undefined) return plain;
     const visible = splitThinking(reply)
       .kept.replaceAll(START_RESPONSE, '')
       .replaceAll(END_RESPONSE, '');
@@ -81,6 +83,28 @@ export function commandRContent(reply: string): string {
   } catch {
     return reply;
   }
+}
+
+/**
+ * `commandRContent` of a text in which every `<` starts a response token (the usual text: a response around
+ * prose), or `undefined` for any other text. Each token holds one `<`, at its start, so no thinking or
+ * end-of-turn token stands in such a text, its response tokens do not overlap, and taking them out cannot join
+ * a new one: the text between them, trimmed, is what taking the tokens out one kind after the other gives.
+ */
+function withoutResponseTokens(text: string): string | undefined {
+  let kept = '';
+  let copied = 0;
+  for (let at = text.indexOf('<'); at !== -1; at = text.indexOf('<', copied)) {
+    const token = text.startsWith(START_RESPONSE, at)
+      ? START_RESPONSE
+      : text.startsWith(END_RESPONSE, at)
+        ? END_RESPONSE
+        : undefined;
+    if (token === undefined) return undefined;
+    kept += text.slice(copied, at);
+    copied = at + token.length;
+  }
+  return copied === 0 ? text.trim() : (kept + text.slice(copied)).trim();
 }
 
 /**
