@@ -482,8 +482,17 @@ interface ProseScan {
 }
 
 const SENTENCE_ENDS = new Set([':', '.', '!', '?', '\uff1a', '\u3002', '\uff01', '\uff1f']);
-/** After a call, these continue the sentence it stands in. */
-const SENTENCE_GOES_ON = /[\p{Ll}\p{N},;(`'"]/u;
+/**
+ * After a call, these continue the sentence it stands in. Built from a string on first use: V8 checks a regex
+ * literal's syntax when it parses the file, and for Unicode property classes that builds their character ranges
+ * (about 2M instructions of every `import('openjarvis')`), whether or not a reply is ever read.
+ */
+let sentenceGoesOn: RegExp | undefined;
+function sentenceGoesOnAt(char: string): boolean {
+  // biome-ignore lint/complexity/useRegexLiterals: a literal would be checked (and cost) when the package loads.
+  sentenceGoesOn ??= new RegExp('[\\p{Ll}\\p{N},;(`\'"]', 'u');
+  return sentenceGoesOn.test(char);
+}
 
 function createProseScan(text: string): ProseScan {
   const inFence = createFenceTest(text);
@@ -543,7 +552,7 @@ function startsSentence(text: string, index: number): boolean {
   const char = text.charAt(at);
   if (char === '.' || char === '!' || char === '?')
     return lineEndsAt(text, at + 1) || isSpace(text.charCodeAt(at + 1));
-  return !SENTENCE_GOES_ON.test(char);
+  return !sentenceGoesOnAt(char);
 }
 
 /** Only blanks, then the end of the line, of the text, or an end-of-turn token. */
