@@ -32,6 +32,35 @@ describe('startScriptedModelHub', () => {
     expect(hub.rangedGets('m.gguf')).toBe(1);
   });
 
+  it('redirects to a second origin that serves the file without the token, logging who got what', async () => {
+    hub = await startScriptedModelHub({
+      files: [{ repository: 'o/r', path: 'm.gguf', content: CONTENT }],
+      requiredToken: 'hf_t',
+      crossOriginRedirect: true,
+    });
+    expect(new URL(hub.cdnUrl).origin).not.toBe(new URL(hub.url).origin);
+    const head = await fetch(`${hub.url}o/r/resolve/main/m.gguf`, {
+      method: 'HEAD',
+      redirect: 'manual',
+      headers: { authorization: 'Bearer hf_t' },
+    });
+    expect(head.status).toBe(302);
+    const location = head.headers.get('location') ?? '';
+    expect(location).toBe(`${hub.cdnUrl}cdn/o/r/main/m.gguf`);
+    hub.refuseNextRangedGets(1);
+    expect((await fetch(location, { headers: { range: 'bytes=0-3' } })).status).toBe(503);
+    const ranged = await fetch(location, { headers: { range: 'bytes=0-3' } });
+    expect(await ranged.text()).toBe('0123');
+    expect((await fetch(`${hub.cdnUrl}o/r/resolve/main/m.gguf`)).status).toBe(404);
+    expect(hub.requests.map((r) => [r.origin, r.method, r.authorization])).toEqual([
+      [new URL(hub.url).origin, 'HEAD', 'Bearer hf_t'],
+      [new URL(hub.cdnUrl).origin, 'GET', undefined],
+      [new URL(hub.cdnUrl).origin, 'GET', undefined],
+      [new URL(hub.cdnUrl).origin, 'GET', undefined],
+    ]);
+    expect(hub.rangedGets('m.gguf')).toBe(2);
+  });
+
   it('answers 404 for unknown files and 416 for unsatisfiable ranges', async () => {
     hub = await startScriptedModelHub({
       files: [{ repository: 'o/r', path: 'm.gguf', content: CONTENT }],

@@ -22,6 +22,11 @@ export interface ScriptedModelHubOptions {
   /** Answer `resolve/` with a 302 to a separate content path, as the real hub does (default true). */
   readonly redirect?: boolean;
   /**
+   * Redirect `resolve/` to a second listener on another port (another origin, as the real hub's CDN with its signed
+   * URLs), which serves the `/cdn/` paths without asking for a token (default false: the same origin).
+   */
+  readonly crossOriginRedirect?: boolean;
+  /**
    * Limit the bytes of file bodies sent per second, over all connections together (a link of that speed);
    * default unlimited.
    */
@@ -33,6 +38,8 @@ export interface ScriptedModelHubOptions {
 /** One request the hub received. */
 export interface HubRequest {
   readonly method: string;
+  /** The origin that received it (`url` or `cdnUrl` without the trailing slash). */
+  readonly origin: string;
   readonly path: string;
   /** The `Range` header, if any. */
   readonly range: string | undefined;
@@ -44,7 +51,9 @@ export interface HubRequest {
 export interface ScriptedModelHub {
   /** Base URL with a trailing slash, e.g. `http://127.0.0.1:1234/` (what `HF_ENDPOINT` would be). */
   readonly url: string;
-  /** Every request, in order. */
+  /** Base URL `resolve/` redirects to: `url`, or the second listener's with `crossOriginRedirect`. */
+  readonly cdnUrl: string;
+  /** Every request (to both listeners), in order. */
   readonly requests: readonly HubRequest[];
   /**
    * Ranged GET requests for a file's bytes (after the redirect): the transfers a downloader makes, not its
@@ -53,6 +62,8 @@ export interface ScriptedModelHub {
   rangedGets(path: string): number;
   /** The body of the next ranged GET is cut (socket destroyed) after `afterBytes` bytes, once. */
   cutNextBody(afterBytes: number): void;
+  /** The next `count` ranged GETs are answered 503 (a busy server the downloader retries). */
+  refuseNextRangedGets(count: number): void;
   /**
    * From now on, bodies of ranged GETs send `afterBytes` bytes and then nothing more, holding the connection open
    * (a stalled server); `undefined` serves them whole again.
@@ -77,15 +88,19 @@ interface ServedFile extends ScriptedHubFile {
 
 class Hub implements ScriptedModelHub {
   url = '';
+  cdnUrl = '';
   readonly requests: HubRequest[] = [];
   readonly #files: ServedFile[];
   readonly #redirect: boolean;
   readonly #server: Server;
+  /** The second listener with `crossOriginRedirect`. */
+  readonly #cdnServer: Server | undefined;
   readonly #requiredToken: string | undefined;
   readonly #bytesPerSecond: number | undefined;
   /** When the shared link is free again (ms, `performance.now()`), for `bytesPerSecond`. */
   #linkFreeAtMs = 0;
   #cutAfterBytes: number | undefined;
+  #rangedGetsToRefuse = 0;
   #stallAfterBytes: number | undefined;
 
   constructor(options: ScriptedModelHubOptions) {
@@ -97,12 +112,14 @@ class Hub implements ScriptedModelHub {
     this.#requiredToken = options.requiredToken;
     this.#bytesPerSecond = options.bytesPerSecond;
     this.#server = createServer((request, response) => this.#handle(request, response));
+    if (options.crossOriginRedirect === true)
+      this.#cdnServer = createServer((request, response) => this.#handleCdn(request, response));
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    const { port } = this.#server.address() as AddressInfo;
-    this.url = `http://127.0.0.1:${port}/`;
+    this.url = await listenOnLoopback(this.#server);
+    this.cdnUrl =
+      this.#cdnServer === undefined ? this.url : await listenOnLoopback(this.#cdnServer);
   }
 
   rangedGets(path: string): number {
@@ -119,23 +136,45 @@ class Hub implements ScriptedModelHub {
     this.#cutAfterBytes = afterBytes;
   }
 
+  refuseNextRangedGets(count: number): void {
+    this.#rangedGetsToRefuse = count;
+  }
+
   stallBodies(afterBytes: number | undefined): void {
     this.#stallAfterBytes = afterBytes;
   }
 
   async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const server of [this.#server, this.#cdnServer]) {
+      if (server === undefined) continue;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   }
 
-  #handle(request: IncomingMessage, response: ServerResponse): void {
-    const path = decodeURIComponent(new URL(request.url ?? '/', this.url).pathname);
+  /** Decodes the request's path and logs the request as received by `baseUrl`. */
+  #record(request: IncomingMessage, baseUrl: string): string {
+    const path = decodeURIComponent(new URL(request.url ?? '/', baseUrl).pathname);
     this.requests.push({
       method: request.method ?? 'GET',
+      origin: new URL(baseUrl).origin,
       path,
       range: request.headers.range,
       authorization: request.headers.authorization,
     });
+    return path;
+  }
+
+  /** The CDN listener: `/cdn/` paths only, and no token asked, as a signed URL needs none. */
+  #handleCdn(request: IncomingMessage, response: ServerResponse): void {
+    const cdn = /^\/cdn\/([^/]+\/[^/]+)\/([^/]+)\/(.+)$/.exec(this.#record(request, this.cdnUrl));
+    const file = this.#files.find((f) => f.repository === cdn?.[1] && f.path === cdn?.[3]);
+    if (file === undefined) return void end(response, 404, 'Entry not found');
+    this.#sendContent(request, response, file);
+  }
+
+  #handle(request: IncomingMessage, response: ServerResponse): void {
+    const path = this.#record(request, this.url);
     if (
       this.#requiredToken !== undefined &&
       request.headers.authorization !== `Bearer ${this.#requiredToken}`
@@ -168,7 +207,8 @@ class Hub implements ScriptedModelHub {
 
   #sendRedirect(response: ServerResponse, file: ServedFile, revision: string): void {
     response.writeHead(302, {
-      location: `/cdn/${file.repository}/${revision}/${file.path}`,
+      // Relative on the same origin; absolute to the second listener otherwise.
+      location: new URL(`cdn/${file.repository}/${revision}/${file.path}`, this.cdnUrl).href,
       ...hubHeaders(file),
       'content-length': '0',
     });
@@ -181,6 +221,10 @@ class Hub implements ScriptedModelHub {
     if (range === 'invalid') {
       response.writeHead(416, { 'content-range': `bytes */${total}` });
       return void response.end();
+    }
+    if (range !== undefined && request.method === 'GET' && this.#rangedGetsToRefuse > 0) {
+      this.#rangedGetsToRefuse -= 1;
+      return void end(response, 503, 'Service unavailable', 'ServiceUnavailable');
     }
     const [start, endByte] = range ?? [0, total - 1];
     const headers: Record<string, string> = {
@@ -229,6 +273,13 @@ class Hub implements ScriptedModelHub {
 }
 
 const PACED_SLICE_BYTES = 1024 * 1024;
+
+/** Listens on a free port of 127.0.0.1 and returns the base URL, with a trailing slash. */
+async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}/`;
+}
 
 function hubHeaders(file: ServedFile): Record<string, string> {
   return {

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /** ipull's fetch stream for one slice of the file: its state, options and steps this transport uses. */
 interface SliceFetchStream {
-  readonly options: { readonly headers?: Readonly<Record<string, string>> };
+  options: { readonly headers?: Readonly<Record<string, string>> };
   readonly state: { readonly url: string; readonly rangeSupport?: boolean };
   readonly _startSize: number;
   readonly _endSize: number;
@@ -69,7 +69,8 @@ function fetchSliceOverHttp(
     this: SliceFetchStream,
     callback: unknown,
   ): Promise<unknown> {
-    // The same headers ipull's fetch sends, to the same URL: the token goes where it went before.
+    // The same headers ipull's fetch sends, to the same URL (`keepAuthorizationOnOrigin` has taken the token out
+    // of them for a slice on another origin).
     const headers: Record<string, string> = { accept: '*/*', ...this.options.headers };
     if (this.state.rangeSupport === true)
       headers.range = `bytes=${this._startSize}-${this._endSize - 1}`;
@@ -105,9 +106,7 @@ function fetchSliceOverHttp(
  * expected (ipull keeps `fetch`).
  */
 export function fetchChunksOverHttp(downloader: unknown, agents: ChunkAgents): boolean {
-  const engine = (downloader as { _downloader?: { _engine?: unknown } } | null)?._downloader
-    ?._engine as { options?: { fetchStream?: unknown } } | undefined;
-  const root = engine?.options?.fetchStream as Partial<RootFetchStream> | undefined;
+  const root = rootFetchStreamOf(downloader);
   const prototype = Object.getPrototypeOf(root ?? {}) as Partial<SliceFetchStream> | null;
   if (
     typeof root?.withSubState !== 'function' ||
@@ -124,4 +123,51 @@ export function fetchChunksOverHttp(downloader: unknown, agents: ChunkAgents): b
     return stream;
   };
   return true;
+}
+
+/** ipull's fetch stream of the whole download inside node-llama-cpp's downloader, unchecked. */
+function rootFetchStreamOf(downloader: unknown): Partial<RootFetchStream> | undefined {
+  const engine = (downloader as { _downloader?: { _engine?: unknown } } | null)?._downloader
+    ?._engine as { options?: { fetchStream?: unknown } } | undefined;
+  return engine?.options?.fetchStream as Partial<RootFetchStream> | undefined;
+}
+
+/** `headers` without `Authorization` (any case). */
+function withoutAuthorization(
+  headers: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'),
+  );
+}
+
+/**
+ * Keeps the `Authorization` header (the Hugging Face token) off every slice GET whose URL is not on `origin`.
+ * ipull asks for the file's info once, following the hub's redirect, and then fetches every slice straight from
+ * the redirected URL (on the real hub a CDN host with a signed URL, which needs no token) with the same request
+ * headers, token included; Node's `fetch` drops the header only on the redirect it follows itself. Each slice
+ * stream gets its own headers here, which both this module's `node:http` GET and ipull's own fetch (its fallback
+ * and retries) read. Returns false when the downloader is not shaped as expected (nothing changed).
+ */
+export function keepAuthorizationOnOrigin(downloader: unknown, origin: string): boolean {
+  const root = rootFetchStreamOf(downloader);
+  if (typeof root?.withSubState !== 'function') return false;
+  const withSubState = root.withSubState.bind(root);
+  root.withSubState = (state: unknown) => {
+    const stream = withSubState(state) as Partial<SliceFetchStream>;
+    const headers = stream.options?.headers;
+    if (headers !== undefined && !isOnOrigin(stream.state?.url, origin))
+      stream.options = { ...stream.options, headers: withoutAuthorization(headers) };
+    return stream;
+  };
+  return true;
+}
+
+/** Whether `url` is on `origin`; a missing or unreadable URL is not. */
+function isOnOrigin(url: string | undefined, origin: string): boolean {
+  try {
+    return url !== undefined && new URL(url).origin === origin;
+  } catch {
+    return false;
+  }
 }

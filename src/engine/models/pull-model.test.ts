@@ -13,7 +13,11 @@ import {
   finishWritesBeforeClosing,
   preferChunksInOrder,
 } from './downloader-hooks.js';
-import { ChunkAgents, fetchChunksOverHttp } from './http-chunk-transport.js';
+import {
+  ChunkAgents,
+  fetchChunksOverHttp,
+  keepAuthorizationOnOrigin,
+} from './http-chunk-transport.js';
 import { ModelPullError } from './model-pull-error.js';
 import { type PullProgress, pullModel } from './pull-model.js';
 
@@ -144,6 +148,57 @@ describe('pullModel', () => {
     expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
     const head = server.requests.find((r) => r.method === 'HEAD' && r.path.includes('/resolve/'));
     expect(head?.authorization).toBe('Bearer hf_secret');
+  });
+
+  it('sends the token to the hub only, never to the CDN origin the file is redirected to', async () => {
+    // A gated model: ipull tries without the token first and takes it on the hub's 401, as with the real hub.
+    hub = await startScriptedModelHub({
+      requiredToken: 'hf_secret',
+      crossOriginRedirect: true,
+      files: [{ repository: REPO, path: FILE, content: GGUF }],
+    });
+    const pulled = await pullModel({
+      model: `hf:${REPO}/${FILE}`,
+      modelsDir,
+      endpoint: hub.url,
+      token: 'hf_secret',
+    });
+    expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
+    const hubOrigin = new URL(hub.url).origin;
+    const cdnOrigin = new URL(hub.cdnUrl).origin;
+    expect(cdnOrigin).not.toBe(hubOrigin);
+    const toHub = hub.requests.filter((r) => r.origin === hubOrigin);
+    const toCdn = hub.requests.filter((r) => r.origin === cdnOrigin);
+    expect(toHub.some((r) => r.method === 'HEAD' && r.authorization === 'Bearer hf_secret')).toBe(
+      true,
+    );
+    expect(toHub.some((r) => r.method === 'GET' && r.authorization === 'Bearer hf_secret')).toBe(
+      true,
+    );
+    expect(hub.rangedGets(FILE)).toBe(CHUNKS);
+    expect(toCdn.length).toBeGreaterThan(CHUNKS);
+    expect(toCdn.filter((r) => r.authorization !== undefined)).toEqual([]);
+  });
+
+  it("keeps the token off the CDN also when ipull's own fetch takes a slice over", async () => {
+    hub = await startScriptedModelHub({
+      requiredToken: 'hf_secret',
+      crossOriginRedirect: true,
+      files: [{ repository: REPO, path: FILE, content: GGUF }],
+    });
+    // The node:http GET of one slice gets a 503: ipull's fetch fetches that slice again (its retry).
+    hub.refuseNextRangedGets(1);
+    const pulled = await pullModel({
+      model: `hf:${REPO}/${FILE}`,
+      modelsDir,
+      endpoint: hub.url,
+      token: 'hf_secret',
+    });
+    expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
+    const cdnOrigin = new URL(hub.cdnUrl).origin;
+    expect(hub.rangedGets(FILE)).toBe(CHUNKS + 1);
+    const toCdn = hub.requests.filter((r) => r.origin === cdnOrigin);
+    expect(toCdn.filter((r) => r.authorization !== undefined)).toEqual([]);
   });
 
   it('verifies the SHA-256 on this thread when asked, and refuses a wrong file there too', async () => {
@@ -468,6 +523,11 @@ describe("the downloader hooks on node-llama-cpp's own downloader", () => {
     expect(
       Buffer.compare(await readFile(join(modelsDir, `${LOCAL}.ipull`)), GGUF.subarray(0, 4096)),
     ).toBe(0);
+  });
+
+  it('say when they cannot keep the token on its origin, and change nothing', () => {
+    expect(keepAuthorizationOnOrigin({}, 'http://127.0.0.1')).toBe(false);
+    expect(keepAuthorizationOnOrigin(null, 'http://127.0.0.1')).toBe(false);
   });
 
   it("fetch the chunks over node:http with ipull's ranges, and the file is whole", async () => {

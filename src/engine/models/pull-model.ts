@@ -18,7 +18,11 @@ import {
   throttleDownloaderProgress,
 } from './downloader-hooks.js';
 import { sha256OfLargeFile } from './file-sha256.js';
-import { ChunkAgents, fetchChunksOverHttp } from './http-chunk-transport.js';
+import {
+  ChunkAgents,
+  fetchChunksOverHttp,
+  keepAuthorizationOnOrigin,
+} from './http-chunk-transport.js';
 import { IncrementalFileHash } from './incremental-hash.js';
 import {
   ensureDiskRoom,
@@ -263,6 +267,7 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
     coalesceDownloaderWrites(downloader);
     finishWritesBeforeClosing(downloader);
     fetchChunksOverHttp(downloader, run.agents);
+    await keepTokenOnEndpoint(run, downloader);
     if (downloader.totalFiles !== 1) {
       await downloader.cancel({ deleteTempFile: false });
       throw new ModelPullError(
@@ -279,6 +284,20 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
       error,
     );
   }
+}
+
+/**
+ * Keeps the token off hosts other than the endpoint's (the CDN the hub redirects a download to). A downloader this
+ * cannot be done for is refused when there is a token, rather than letting it send the token wherever it is sent.
+ */
+async function keepTokenOnEndpoint(run: PullRun, downloader: ModelDownloader): Promise<void> {
+  if (keepAuthorizationOnOrigin(downloader, new URL(run.endpoint).origin)) return;
+  if (run.options.token === undefined) return;
+  await downloader.cancel({ deleteTempFile: false });
+  throw new ModelPullError(
+    'download_failed',
+    `cannot pull ${run.options.model} with HF_TOKEN: this version of node-llama-cpp's downloader could not be kept from sending the token to hosts other than ${new URL(run.endpoint).origin}; install the node-llama-cpp version this package pins`,
+  );
 }
 
 /** The downloader's options: staging folder, our token and endpoint only, progress that feeds the watchdog. */
