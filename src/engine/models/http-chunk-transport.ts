@@ -116,10 +116,25 @@ export function fetchChunksOverHttp(downloader: unknown, agents: ChunkAgents): b
   )
     return false;
   const slice = fetchSliceOverHttp(prototype.fetchWithoutRetryChunks, agents);
+  return onEachSliceStream(downloader, (stream) => {
+    stream.fetchWithoutRetryChunks = slice;
+  });
+}
+
+/**
+ * Has `visit` adjust every slice stream ipull's fetch stream makes (ipull makes one per slice with
+ * `withSubState`), before the stream is used. Returns false when the downloader is not shaped as expected.
+ */
+function onEachSliceStream(
+  downloader: unknown,
+  visit: (stream: Partial<SliceFetchStream>) => void,
+): boolean {
+  const root = rootFetchStreamOf(downloader);
+  if (typeof root?.withSubState !== 'function') return false;
   const withSubState = root.withSubState.bind(root);
   root.withSubState = (state: unknown) => {
-    const stream = withSubState(state) as SliceFetchStream;
-    stream.fetchWithoutRetryChunks = slice;
+    const stream = withSubState(state) as Partial<SliceFetchStream>;
+    visit(stream);
     return stream;
   };
   return true;
@@ -150,17 +165,11 @@ function withoutAuthorization(
  * and retries) read. Returns false when the downloader is not shaped as expected (nothing changed).
  */
 export function keepAuthorizationOnOrigin(downloader: unknown, origin: string): boolean {
-  const root = rootFetchStreamOf(downloader);
-  if (typeof root?.withSubState !== 'function') return false;
-  const withSubState = root.withSubState.bind(root);
-  root.withSubState = (state: unknown) => {
-    const stream = withSubState(state) as Partial<SliceFetchStream>;
+  return onEachSliceStream(downloader, (stream) => {
     const headers = stream.options?.headers;
     if (headers !== undefined && !isOnOrigin(stream.state?.url, origin))
       stream.options = { ...stream.options, headers: withoutAuthorization(headers) };
-    return stream;
-  };
-  return true;
+  });
 }
 
 /** Whether `url` is on `origin`; a missing or unreadable URL is not. */

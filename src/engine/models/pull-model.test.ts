@@ -51,12 +51,15 @@ function catalogWith(overrides: Partial<CatalogModel> = {}): readonly CatalogMod
 let hub: ScriptedModelHub | undefined;
 let modelsDir = '';
 
+/** The scripted hub serving the tiny GGUF; with `crossOriginRedirect`, its downloads redirect to a second origin. */
 async function startHub(
   advertisedSha256?: string,
   requiredToken?: string,
+  crossOriginRedirect = false,
 ): Promise<ScriptedModelHub> {
   hub = await startScriptedModelHub({
     ...(requiredToken === undefined ? {} : { requiredToken }),
+    crossOriginRedirect,
     files: [
       {
         repository: REPO,
@@ -150,54 +153,50 @@ describe('pullModel', () => {
     expect(head?.authorization).toBe('Bearer hf_secret');
   });
 
-  it('sends the token to the hub only, never to the CDN origin the file is redirected to', async () => {
-    // A gated model: ipull tries without the token first and takes it on the hub's 401, as with the real hub.
-    hub = await startScriptedModelHub({
-      requiredToken: 'hf_secret',
-      crossOriginRedirect: true,
-      files: [{ repository: REPO, path: FILE, content: GGUF }],
-    });
+  /**
+   * A gated model on a hub that redirects downloads to a CDN on another origin: ipull tries without the token
+   * first and takes it on the hub's 401, as with the real hub.
+   */
+  const startGatedHubWithCdn = () => startHub(undefined, 'hf_secret', true);
+
+  /** Pulls the gated model with its token and checks the file is whole. */
+  async function pullGatedModel(gated: ScriptedModelHub): Promise<void> {
     const pulled = await pullModel({
       model: `hf:${REPO}/${FILE}`,
       modelsDir,
-      endpoint: hub.url,
+      endpoint: gated.url,
       token: 'hf_secret',
     });
     expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
-    const hubOrigin = new URL(hub.url).origin;
-    const cdnOrigin = new URL(hub.cdnUrl).origin;
+  }
+
+  it('sends the token to the hub only, never to the CDN origin the file is redirected to', async () => {
+    const gated = await startGatedHubWithCdn();
+    await pullGatedModel(gated);
+    const hubOrigin = new URL(gated.url).origin;
+    const cdnOrigin = new URL(gated.cdnUrl).origin;
     expect(cdnOrigin).not.toBe(hubOrigin);
-    const toHub = hub.requests.filter((r) => r.origin === hubOrigin);
-    const toCdn = hub.requests.filter((r) => r.origin === cdnOrigin);
+    const toHub = gated.requests.filter((r) => r.origin === hubOrigin);
+    const toCdn = gated.requests.filter((r) => r.origin === cdnOrigin);
     expect(toHub.some((r) => r.method === 'HEAD' && r.authorization === 'Bearer hf_secret')).toBe(
       true,
     );
     expect(toHub.some((r) => r.method === 'GET' && r.authorization === 'Bearer hf_secret')).toBe(
       true,
     );
-    expect(hub.rangedGets(FILE)).toBe(CHUNKS);
+    expect(gated.rangedGets(FILE)).toBe(CHUNKS);
     expect(toCdn.length).toBeGreaterThan(CHUNKS);
     expect(toCdn.filter((r) => r.authorization !== undefined)).toEqual([]);
   });
 
   it("keeps the token off the CDN also when ipull's own fetch takes a slice over", async () => {
-    hub = await startScriptedModelHub({
-      requiredToken: 'hf_secret',
-      crossOriginRedirect: true,
-      files: [{ repository: REPO, path: FILE, content: GGUF }],
-    });
+    const gated = await startGatedHubWithCdn();
     // The node:http GET of one slice gets a 503: ipull's fetch fetches that slice again (its retry).
-    hub.refuseNextRangedGets(1);
-    const pulled = await pullModel({
-      model: `hf:${REPO}/${FILE}`,
-      modelsDir,
-      endpoint: hub.url,
-      token: 'hf_secret',
-    });
-    expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
-    const cdnOrigin = new URL(hub.cdnUrl).origin;
-    expect(hub.rangedGets(FILE)).toBe(CHUNKS + 1);
-    const toCdn = hub.requests.filter((r) => r.origin === cdnOrigin);
+    gated.refuseNextRangedGets(1);
+    await pullGatedModel(gated);
+    const cdnOrigin = new URL(gated.cdnUrl).origin;
+    expect(gated.rangedGets(FILE)).toBe(CHUNKS + 1);
+    const toCdn = gated.requests.filter((r) => r.origin === cdnOrigin);
     expect(toCdn.filter((r) => r.authorization !== undefined)).toEqual([]);
   });
 
