@@ -5,7 +5,6 @@ import { type ChatRequest, parseChatRequest } from './chat-request.js';
 import { type CompletionIdentity, completionJson } from './chat-response.js';
 import { prepareChat, runChat, runFailure, streamChat } from './chat-run.js';
 import { sseBody } from './chat-sse.js';
-import { nodeCrypto } from './node-crypto.js';
 import { ApiError, invalidRequest } from './openai-error.js';
 import { clientConnectionOf, RequestDeadline } from './request-deadline.js';
 import { checkApiKey, requireJsonBody, tooLarge } from './request-guards.js';
@@ -67,7 +66,7 @@ function modelNotFound(asked: string, model: string): ApiError {
 
 function identityOf(state: ServerState, model: string): CompletionIdentity {
   const clock = state.options.clock ?? systemClock;
-  const unique = (state.options.newId ?? (() => nodeCrypto().randomUUID()))().replaceAll('-', '');
+  const unique = (state.options.newId ?? (() => crypto.randomUUID()))().replaceAll('-', '');
   return { id: `chatcmpl-${unique}`, created: Math.floor(clock.nowMs() / 1000), model };
 }
 

@@ -4,7 +4,6 @@ import type { JarvisSystem, SessionInfo } from '../system/index.js';
 import { usageOf } from './chat-response.js';
 import { type ChatRunSettings, runFailure } from './chat-run.js';
 import { frameStream } from './chat-sse.js';
-import { nodeCrypto } from './node-crypto.js';
 import { ApiError, invalidRequest } from './openai-error.js';
 import { safeJson } from './page-json.js';
 import { clientConnectionOf, RequestDeadline } from './request-deadline.js';
@@ -115,7 +114,7 @@ async function startChat(
   try {
     const { session, started } = await chatSession(system, request.session);
     // The run's trace is kept under an id chosen here, so the page can open its timeline.
-    const runId = nodeCrypto().randomUUID();
+    const runId = crypto.randomUUID();
     const events = system.streamInSession(session.id, request.input, {
       agent: options.settings.agent,
       tools: options.settings.tools,
