@@ -409,7 +409,7 @@ interface Timings {
 /**
  * The timing worker (plain JavaScript, started without tsx): builds each case's function from its spec, warms it
  * up (its group's count of runs) and sizes a batch to its group's `targetMs` (doubling batches until one takes half
- * of it), then times its group's `samples` rounds of one batch per case (each right after a batch of its JSON.parse baseline), the cases of one reply size
+ * of it, then the best time per run of a few batches of that count), then times its group's `samples` rounds of one batch per case (each right after a batch of its JSON.parse baseline), the cases of one reply size
  * interleaved, and posts the median µs per run of each and the median of its ratios to the baseline.
  */
 const TIMING_WORKER = `
@@ -435,11 +435,17 @@ const { parentPort, workerData } = require('node:worker_threads');
     for (let i = 0; i < count; i += 1) sink = run();
     return performance.now() - started;
   };
+  // Doubling finds the order of a batch; the time per run is then the best of a few batches of that count (at least
+  // 16 runs), because one slow run ends the doubling early: the first run after another case's batch takes up to
+  // 10x a warm one (caches), and a collection or a deschedule costs more than a kilobyte batch. Sized from that
+  // one run, batches of 1-4 runs were timed cold, and their rows read 15x-45x.
   const batchSize = (run, targetMs) => {
-    for (let count = 1; ; count *= 2) {
-      const elapsed = timeRuns(run, count);
-      if (elapsed >= targetMs / 2 || count >= 1 << 20) return Math.max(1, Math.round((count * targetMs) / Math.max(elapsed, 0.001)));
-    }
+    let count = 1;
+    while (count < 1 << 20 && timeRuns(run, count) < targetMs / 2) count *= 2;
+    const probe = Math.max(count, 16);
+    let best = Infinity;
+    for (let attempt = 0; attempt < 5; attempt += 1) best = Math.min(best, timeRuns(run, probe) / probe);
+    return Math.max(1, Math.round(targetMs / Math.max(best, 1e-6)));
   };
   const runs = cases.map((timed) => runOf(timed.spec));
   const planOf = (index) => plans[cases[index].group] ?? plans.default;
