@@ -2,7 +2,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { threadId } from 'node:worker_threads';
 import { build } from 'esbuild';
-import { TEST_BUILD } from './cli-build.js';
+import { TEST_BUILD } from './test-build-folder.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bundles = new Map<string, Promise<string[]>>();
