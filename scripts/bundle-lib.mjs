@@ -132,13 +132,17 @@ const asciiInputs = {
 const BUILTIN_IMPORT = /^import\s*\{([^}]*)\}\s*from\s*(['"])(node:[^'"]+)\2;?/gm;
 
 /**
- * A module's text with its named imports of node: builtins turned into `require`s: `const { a, b: c } =
- * require('node:x')` through one `createRequire(import.meta.url)` per module. An ES import of a builtin makes Node
- * build the builtin's ES module facade, which reads every property of its exports, getters included: node:fs's
- * stream getters load the whole streams stack, so `import 'node:fs'` costs ~29.6M instructions where
- * `require('node:fs')` costs ~1M (the eight builtins of the root import: 34M imported, 4.4M required). The imports
- * sit at the top of tsc's output, so the constants hold their values before the module's code runs, as imported
- * bindings do. node:module stays an import (it gives createRequire and is cheap).
+ * A module's text with its named imports of node: builtins turned into plain lookups of the builtin's exports:
+ * `const { a, b: c } = __jarvisBuiltin('node:x')`. An ES import of a builtin makes Node build the builtin's ES
+ * module facade, which reads every property of its exports, getters included: node:fs's stream getters load the
+ * whole streams stack, so `import 'node:fs'` costs ~29.6M instructions where `require('node:fs')` costs ~1M (the
+ * eight builtins of the root import: 34M imported, 4.4M required). The lookup is `process.getBuiltinModule` (Node
+ * 20.16 and later), which needs no `createRequire(import.meta.url)` per module: the root import's 37 modules spent
+ * ~5M instructions making those require functions (and their import.meta objects); older Node 20 releases get a
+ * require function made on first use. The imports sit at the top of tsc's output, so the constants hold their
+ * values before the module's code runs, as imported bindings do. node:module stays an import (it gives
+ * createRequire and is cheap). The helper's names differ from the CLI bundle's banner (`__jarvisRequire`), so the
+ * rewrite can serve both bundles.
  */
 export function requireBuiltins(text) {
   let rewritten = 0;
@@ -155,12 +159,12 @@ export function requireBuiltins(text) {
     rewritten += 1;
     return bindings.length === 0
       ? ''
-      : `const { ${bindings.join(', ')} } = __jarvisRequire(${JSON.stringify(specifier)});`;
+      : `const { ${bindings.join(', ')} } = __jarvisBuiltin(${JSON.stringify(specifier)});`;
   });
   if (rewritten === 0) return text;
   return [
-    "import { createRequire as __jarvisCreateRequire } from 'node:module';",
-    'const __jarvisRequire = __jarvisCreateRequire(import.meta.url);',
+    "import { createRequire as __jarvisCreateBuiltinRequire } from 'node:module';",
+    'const __jarvisBuiltin = (id) => process.getBuiltinModule?.(id) ?? __jarvisCreateBuiltinRequire(import.meta.url)(id);',
     out,
   ].join('\n');
 }

@@ -226,6 +226,28 @@ process.stdout.write(JSON.stringify({ atImport, atServerImport, calc: calc.conte
     });
   }, 30_000);
 
+  it('finds the node builtins on a Node 20 without process.getBuiltinModule (before 20.16) too', async () => {
+    // The bundle looks builtins up with process.getBuiltinModule and falls back to a require function made on
+    // first use; this Node has the former, so the fallback is taken by removing it before the import.
+    const script = `
+delete process.getBuiltinModule;
+const root = await import('openjarvis');
+const read = await new root.FileReadTool({ allowedDirs: [process.cwd()] }).execute({ path: 'package.json' });
+const memory = new root.SQLiteMemory({ dbPath: ':memory:' });
+await memory.store('builtins found on an older Node', {});
+const found = await memory.retrieve('older');
+await memory.close();
+process.stdout.write(JSON.stringify({ removed: process.getBuiltinModule === undefined, read: read.success, found: found.length }));
+`;
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: TEST_BUILD,
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 20_000,
+    });
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout)).toEqual({ removed: true, read: true, found: 1 });
+  }, 30_000);
+
   it('the root and a subpath share one copy of a class (one set of chunks)', async () => {
     const script = `
 const root = await import('openjarvis');
