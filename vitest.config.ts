@@ -199,9 +199,11 @@ const SHARED_WORKER_FILES: readonly string[] = [
     'context-injection',
     'fts-query',
     'index-path',
+    'postgres-memory',
     'sqlite-memory',
   ]),
   ...inFolder('src/scheduler', [
+    'postgres-scheduler-store',
     'schedule',
     'scheduler-store',
     'scheduler-tools',
@@ -221,12 +223,14 @@ const SHARED_WORKER_FILES: readonly string[] = [
   ]),
   ...inFolder('src/sessions', [
     'history-fit',
+    'postgres-session-store',
     'session-history',
     'sqlite-session-store',
     'summarize',
     'token-count',
     'tool-pairing',
   ]),
+  ...inFolder('src/storage', ['migrations', 'postgres-database']),
   ...inFolder('src/system/config', [
     'file',
     'init',
@@ -308,6 +312,7 @@ const SHARED_WORKER_FILES: readonly string[] = [
   ]),
   ...inFolder('src/web', ['api-client', 'chat-state', 'format', 'sse-parser', 'timeline-layout']),
   ...inFolder('test', ['architecture', 'engine-contract']),
+  ...inFolder('test/support', ['postgres-server']),
 ];
 
 /** The project of `SHARED_WORKER_FILES`. */
