@@ -6,6 +6,7 @@ import {
   createMarkerIndex,
   indexMarkers,
   joinPieces,
+  joinRanges,
   tagAt,
 } from './text-scan.js';
 
@@ -168,6 +169,51 @@ describe('joinPieces', () => {
         expect(joinPieces(pieces)).toBe(joinPiecesByTrim(pieces));
       }),
       { numRuns: 2000, seed: 16 },
+    );
+  });
+});
+
+describe('joinRanges', () => {
+  it('joins the kept stretches of a text as joinPieces joins their slices', () => {
+    const text = 'Hello <x>cut</x>\n\n world <x>cut</x>  ';
+    const cut = text.indexOf('<x>');
+    const second = text.lastIndexOf('<x>');
+    expect(joinRanges(text, [0, cut, cut + 12, second], second + 12)).toBe('Hello world');
+    expect(joinRanges('  ', [], 0)).toBe('');
+    expect(joinRanges('abc', [0, 0], 3)).toBe('');
+  });
+
+  it('answers joinPieces of the slices for any places in order (property)', () => {
+    const piece = fc.constantFrom(
+      ' ',
+      '\n',
+      '\t',
+      '\u00a0',
+      '\u2028',
+      '\u200b',
+      'a',
+      'b.',
+      '｜',
+      '<x>',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 14 }),
+        fc.array(fc.nat({ max: 40 }), { maxLength: 9 }),
+        (parts, cuts) => {
+          const text = parts.join('');
+          const places = cuts.map((cut) => Math.min(cut, text.length)).sort((a, b) => a - b);
+          // An odd place left over is the start of the tail.
+          const tail = places.length % 2 === 1 ? (places.pop() as number) : 0;
+          const pieces: string[] = [];
+          for (let index = 0; index < places.length; index += 2)
+            pieces.push(text.slice(places[index], places[index + 1]));
+          const kept = tail >= (places.at(-1) ?? 0) ? tail : (places.at(-1) as number);
+          pieces.push(text.slice(kept));
+          expect(joinRanges(text, places, kept)).toBe(joinPieces(pieces));
+        },
+      ),
+      { numRuns: 3000, seed: 16 },
     );
   });
 });

@@ -93,15 +93,14 @@ export function createFenceTracker(text: string): FenceTracker {
 }
 
 /**
- * One object (no closures) per reply: every reader makes one, most for a reply without a fence. Each search for
- * the next fence is bounded by the position asked about (a slice of the text up to it), so a reply whose first
- * marker stands near its start is not searched to its end for a fence that no answer needs.
+ * One object (no closures) per reply: every reader makes one, most for a reply without a fence. Each search for the
+ * next fence runs from where the last one was asked about to wherever it is found (or the end), and its answer is
+ * kept until asked about from past it: no copy of the text is made to bound a search, and no stretch of the text
+ * is searched twice, so a reply without a fence is searched once.
  */
 class Fences implements FenceTracker {
-  /** A fence found at or after `from` (`NOT_SEARCHED` or behind `from`: unknown). */
+  /** The first fence at or after the last search's start (`NO_FENCE`: none; behind `from`: unknown). */
   private next = NOT_SEARCHED;
-  /** No fence starts between `from` and this index (searched up to it). */
-  private clearTo = 0;
   private from = 0;
   private inside = false;
   private readonly text: string;
@@ -124,19 +123,16 @@ class Fences implements FenceTracker {
 
   /** The first fence that starts at or after `from` and before `index`, or -1. */
   private fenceBefore(index: number): number {
-    if (this.next >= this.from) return this.next < index ? this.next : -1;
-    const start = Math.max(this.from, this.clearTo);
-    if (start >= index) return -1;
-    // A fence that starts before `index` may end past it: the slice holds its last two characters.
-    const found = this.text.slice(start, index + 2).indexOf('```');
-    if (found === -1) {
-      this.clearTo = index;
-      return -1;
+    if (this.next < this.from) {
+      const found = this.text.indexOf('```', this.from);
+      this.next = found === -1 ? NO_FENCE : found;
     }
-    this.next = start + found;
-    return this.next;
+    return this.next < index ? this.next : -1;
   }
 }
+
+/** No fence further on: a place past the end of any string (a small integer still). */
+const NO_FENCE = 0x3fffffff;
 
 /**
  * Joins the text left around cut-out calls: each piece is trimmed, and two pieces are joined by the whitespace
@@ -162,6 +158,52 @@ export function joinPieces(pieces: readonly string[]): string {
   return out;
 }
 
+/**
+ * `joinPieces` of the pieces `text.slice(ranges[0], ranges[1])`, `text.slice(ranges[2], ranges[3])`, …, then
+ * `text.slice(tail)`, worked out on the places: only what is kept is sliced (once), no piece is copied first.
+ */
+export function joinRanges(text: string, ranges: readonly number[], tail: number): string {
+  let out = '';
+  let started = false;
+  // The white space kept to join the next piece with (empty: none yet).
+  let gapStart = 0;
+  let gapEnd = 0;
+  for (let index = 0; index <= ranges.length; index += 2) {
+    const from = index < ranges.length ? (ranges[index] as number) : tail;
+    const to = index < ranges.length ? (ranges[index + 1] as number) : text.length;
+    const start = trimmedStartIn(text, from, to);
+    if (start === to) {
+      if (gapStart === gapEnd) {
+        gapStart = from;
+        gapEnd = to;
+      }
+      continue;
+    }
+    const end = trimmedEndIn(text, start, to);
+    if (started)
+      out += gapStart === gapEnd ? text.slice(from, start) : text.slice(gapStart, gapEnd);
+    out += text.slice(start, end);
+    started = true;
+    gapStart = end;
+    gapEnd = to;
+  }
+  return out;
+}
+
+/** The first place in `[from, to)` whose character `trim()` keeps (`to` when none). */
+function trimmedStartIn(text: string, from: number, to: number): number {
+  let at = from;
+  while (at < to && isTrimmedSpace(text.charCodeAt(at))) at += 1;
+  return at;
+}
+
+/** The place after the last character in `[floor, to)` that `trim()` keeps, not before `floor`. */
+function trimmedEndIn(text: string, floor: number, to: number): number {
+  let at = to;
+  while (at > floor && isTrimmedSpace(text.charCodeAt(at - 1))) at -= 1;
+  return at;
+}
+
 /** The index of the first character of `text` that `trim()` keeps (`text.length` when none). */
 function trimmedStart(text: string): number {
   let at = 0;
@@ -176,8 +218,11 @@ function trimmedEnd(text: string, floor: number): number {
   return at;
 }
 
-/** What `String.prototype.trim` removes: ECMAScript WhiteSpace (Unicode Zs, BOM, tabs) and LineTerminator. */
-function isTrimmedSpace(code: number): boolean {
+/**
+ * What `String.prototype.trim` removes: ECMAScript WhiteSpace (Unicode Zs, BOM, tabs) and LineTerminator, which is
+ * also what `\s` matches in a regular expression.
+ */
+export function isTrimmedSpace(code: number): boolean {
   if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   if (code < 0xa0) return false;
   return (
@@ -208,15 +253,15 @@ export function cutBlocks<Call>(
   const calls: Call[] = [];
   for (const block of blocks) for (const call of block.calls) calls.push(call);
   if (calls.length === 0) return undefined;
-  const pieces: string[] = new Array(blocks.length + 1);
+  const ranges: number[] = new Array(2 * blocks.length);
   let copied = 0;
   for (let index = 0; index < blocks.length; index += 1) {
     const block = blocks[index] as CutBlock<Call>;
-    pieces[index] = reply.slice(copied, block.start);
+    ranges[2 * index] = copied;
+    ranges[2 * index + 1] = block.start;
     copied = block.end;
   }
-  pieces[blocks.length] = reply.slice(copied);
-  return { content: joinPieces(pieces), calls };
+  return { content: joinRanges(reply, ranges, copied), calls };
 }
 
 /** Answers `text.includes(marker)` for the markers of one text; each answer costs a lookup once the text is scanned. */
@@ -275,6 +320,8 @@ class Markers implements MarkerIndex {
   /** Per `<` marker: the place of the character looked at before `startsWith` (see `probeOf`), and that character. */
   readonly probes: Int32Array;
   readonly probeCodes: Int32Array;
+  /** A text's `Hits.bits` before anything is asked: a zero word per eight markers. */
+  readonly emptyBits: readonly number[];
 
   constructor(markers: readonly string[]) {
     this.list = [...new Set(markers)];
@@ -295,6 +342,11 @@ class Markers implements MarkerIndex {
     this.angledCount = angledCount;
     this.byPrefix = byPrefix;
     this.anchors = this.list.map(anchorOf);
+    // Filled by pushes, so the list (and every copy of it) holds no holes to check for.
+    const emptyBits: number[] = [];
+    for (let word = 0; word < (this.list.length + WORD_MASK) >> WORD_SHIFT; word += 1)
+      emptyBits.push(0);
+    this.emptyBits = emptyBits;
     this.probes = new Int32Array(this.list.length);
     this.probeCodes = new Int32Array(this.list.length);
     for (const ids of byPrefix.values()) {
@@ -315,36 +367,45 @@ class Markers implements MarkerIndex {
   }
 }
 
-/** Per marker: not asked yet, absent, present. */
-const UNKNOWN = 0;
-const ABSENT = 1;
-const PRESENT = 2;
+/**
+ * Markers per word of `Hits.bits` (two bits each): a power of two, so a marker's word and place are a shift and a
+ * mask (a division per question cost more than the byte array it replaced), and few enough that a word is always a
+ * small integer.
+ */
+const WORD_SHIFT = 3;
+const WORD_MASK = (1 << WORD_SHIFT) - 1;
+/** A marker's two bits: asked about (or searched by the pass over `<`), and held by the text. */
+const KNOWN = 1;
+const HELD = 2;
 
 class Hits implements MarkerHits {
   private readonly markers: Markers;
   private readonly text: string;
-  private readonly state: Uint8Array;
+  /**
+   * Per marker two bits (`KNOWN`, `HELD`), eight markers a word (`WORD_SHIFT`): a few numbers, where a byte array
+   * per text cost more to make than a whole scan of a kilobyte reply.
+   */
+  private readonly bits: number[];
   private angledScanned = false;
 
   constructor(markers: Markers, text: string) {
     this.markers = markers;
     this.text = text;
-    this.state = new Uint8Array(markers.list.length);
+    this.bits = markers.emptyBits.slice();
   }
 
   holds(id: number): boolean {
-    const { markers, state } = this;
+    const { markers, bits } = this;
+    const word = id >> WORD_SHIFT;
+    const shift = (id & WORD_MASK) << 1;
     if (markers.angled[id] === 1) {
       if (!this.angledScanned) this.scanAngled();
-      return state[id] === PRESENT;
-    }
-    let known = state[id];
-    if (known === UNKNOWN) {
+    } else if ((((bits[word] as number) >> shift) & KNOWN) === 0) {
       const marker = markers.list[id] as string;
-      known = includesByAnchor(this.text, marker, markers.anchors[id] as number) ? PRESENT : ABSENT;
-      state[id] = known;
+      const found = includesByAnchor(this.text, marker, markers.anchors[id] as number);
+      bits[word] = (bits[word] as number) | ((found ? KNOWN | HELD : KNOWN) << shift);
     }
-    return known === PRESENT;
+    return (((bits[word] as number) >> shift) & HELD) !== 0;
   }
 
   has(marker: string): boolean {
@@ -355,7 +416,7 @@ class Hits implements MarkerHits {
   /** Marks the `<` markers the text holds, from one pass over its `<` (stopping once all are found). */
   private scanAngled(): void {
     this.angledScanned = true;
-    const { text, state } = this;
+    const { text, bits } = this;
     const { byPrefix, list, angledCount, probes, probeCodes } = this.markers;
     let found = 0;
     for (
@@ -366,11 +427,13 @@ class Hits implements MarkerHits {
       const candidates = byPrefix.get(prefixKey(text, at));
       if (candidates === undefined) continue;
       for (const id of candidates) {
-        if (state[id] === PRESENT) continue;
+        const word = id >> WORD_SHIFT;
+        const shift = (id & WORD_MASK) << 1;
+        if ((((bits[word] as number) >> shift) & HELD) !== 0) continue;
         // One character first (inlined, unlike a call of startsWith): most candidates fail on it.
         if (text.charCodeAt(at + (probes[id] as number)) !== probeCodes[id]) continue;
         if (!text.startsWith(list[id] as string, at)) continue;
-        state[id] = PRESENT;
+        bits[word] = (bits[word] as number) | ((KNOWN | HELD) << shift);
         found += 1;
       }
     }

@@ -18,7 +18,7 @@ import {
   resetReach,
   skipSpace,
 } from './lenient-json.js';
-import { createFinder, isSpace, joinPieces } from './text-scan.js';
+import { createFinder, isSpace, joinPieces, joinRanges } from './text-scan.js';
 
 /** Options of `extractTextToolCalls`. */
 export interface TextToolCallOptions {
@@ -132,6 +132,12 @@ function findMarkedCalls(
 }
 
 function assignIds(calls: readonly Candidate[], generateId = defaultId): ToolCall[] {
+  // One call (most replies) has no id to share with another: no set of the ids used is made.
+  if (calls.length === 1) {
+    const call = calls[0] as Candidate;
+    const id = call.id !== undefined && MODEL_ID.test(call.id) ? call.id : generateId();
+    return [{ id, name: call.name, arguments: call.arguments }];
+  }
   const used = new Set<string>();
   return calls.map((call) => {
     const modelId = call.id !== undefined && MODEL_ID.test(call.id) ? call.id : undefined;
@@ -178,8 +184,10 @@ export const MARKED_CALL_STARTS: readonly string[] = MARKED_FORMATS.map((format)
 function extractMarked(text: string, format: MarkedFormat, offered: Offered): Found | undefined {
   const nextMarker = createFinder(text, format.marker);
   const read = format.reader(text, offered);
-  const pieces: string[] = [];
-  const calls: Candidate[] = [];
+  // The stretches of text kept around the calls (places, in pairs) and the calls: made with their first entries
+  // (a first push would make room for sixteen).
+  let kept: number[] | undefined;
+  let calls: Candidate[] | undefined;
   let copied = 0;
   let search = 0;
   for (;;) {
@@ -190,13 +198,14 @@ function extractMarked(text: string, format: MarkedFormat, offered: Offered): Fo
     const found = read(start, following === -1 ? text.length : following);
     search = found === undefined ? start : found.end;
     if (found === undefined) continue;
-    pieces.push(text.slice(copied, at));
-    for (const call of found.value) calls.push(call);
+    if (kept === undefined) kept = [copied, at];
+    else kept.push(copied, at);
+    if (calls === undefined) calls = found.value.slice();
+    else for (const call of found.value) calls.push(call);
     copied = found.end;
   }
-  if (calls.length === 0) return undefined;
-  pieces.push(text.slice(copied));
-  return { content: joinPieces(pieces), calls };
+  if (calls === undefined || calls.length === 0 || kept === undefined) return undefined;
+  return { content: joinRanges(text, kept, copied), calls };
 }
 
 /**

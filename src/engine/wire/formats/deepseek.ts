@@ -130,7 +130,8 @@ function readSection(
   tools: OfferedToolSet,
   finders: SectionFinders,
 ): Omit<Block, 'start'> | undefined {
-  const calls: TextCall[] = [];
+  // Made with its first call (a first push would make room for sixteen).
+  let calls: TextCall[] | undefined;
   let at = start;
   let end = start;
   for (;;) {
@@ -142,11 +143,14 @@ function readSection(
     if (at >= limit) break;
     const entry = readSectionEntry(text, at, limit, tools, finders);
     if (entry === undefined) break;
-    if (entry.call !== undefined) calls.push(entry.call);
+    if (entry.call !== undefined) {
+      if (calls === undefined) calls = [entry.call];
+      else calls.push(entry.call);
+    }
     if (entry.call !== undefined || entry.closed) end = entry.end;
     at = entry.end;
   }
-  return calls.length > 0 ? { end, calls } : undefined;
+  return calls === undefined ? undefined : { end, calls };
 }
 
 /** `[<｜tool▁call▁begin｜>]name<｜tool▁sep｜>{…}` (V3.1) or `…function<｜tool▁sep｜>name` + a fenced JSON (V3). */
@@ -307,9 +311,13 @@ const BLOCK_TAG_END = '_calls>';
  * a fast search even in the two-byte reply) instead of one search of the whole reply per spelling (six, most
  * absent). Each tag holds `_calls>` once, at its end, and at most one of them ends at a given place.
  */
-function dsmlBlockTags(reply: string): { readonly begins: number[]; readonly ends: number[] } {
-  const begins: number[] = [];
-  const ends: number[] = [];
+function dsmlBlockTags(reply: string): {
+  readonly begins: readonly number[];
+  readonly ends: readonly number[];
+} {
+  // Each list is made with its first place (a first push would make room for sixteen); mostly one or none.
+  let begins: number[] | undefined;
+  let ends: number[] | undefined;
   for (
     let at = reply.indexOf(BLOCK_TAG_END);
     at !== -1;
@@ -317,14 +325,20 @@ function dsmlBlockTags(reply: string): { readonly begins: number[]; readonly end
   ) {
     const end = at + BLOCK_TAG_END.length;
     const begin = tagEndingAt(reply, DSML_BEGIN, end);
-    if (begin !== -1) begins.push(begin);
-    else {
-      const close = tagEndingAt(reply, DSML_END, end);
-      if (close !== -1) ends.push(close);
+    if (begin !== -1) {
+      if (begins === undefined) begins = [begin];
+      else begins.push(begin);
+      continue;
     }
+    const close = tagEndingAt(reply, DSML_END, end);
+    if (close === -1) continue;
+    if (ends === undefined) ends = [close];
+    else ends.push(close);
   }
-  return { begins, ends };
+  return { begins: begins ?? NO_PLACES, ends: ends ?? NO_PLACES };
 }
+
+const NO_PLACES: readonly number[] = [];
 
 /** Where the first of `tags` that ends at `end` starts, or -1 (two characters looked at before `startsWith`). */
 function tagEndingAt(text: string, tags: readonly string[], end: number): number {
@@ -354,7 +368,8 @@ function readDsmlBlock(
   tools: OfferedToolSet,
   finders: DsmlFinders,
 ): Omit<Block, 'start'> | undefined {
-  const calls: TextCall[] = [];
+  // Made with its first call (a first push would make room for sixteen).
+  let calls: TextCall[] | undefined;
   let at = start;
   let end = start;
   for (;;) {
@@ -367,11 +382,14 @@ function readDsmlBlock(
     if (at >= limit || tagAt(text, INVOKE_OPEN, at) === undefined) break;
     const entry = readInvoke(text, at, limit, tools, finders);
     if (entry === undefined) break;
-    if (entry.call !== undefined) calls.push(entry.call);
+    if (entry.call !== undefined) {
+      if (calls === undefined) calls = [entry.call];
+      else calls.push(entry.call);
+    }
     if (entry.call !== undefined || entry.closed) end = entry.end;
     at = entry.end;
   }
-  return calls.length > 0 ? { end, calls } : undefined;
+  return calls === undefined ? undefined : { end, calls };
 }
 
 const INVOKE_HEAD = /<(?:｜DSML｜)?invoke\s+name\s*=\s*"([^"<>\n]{1,256})"\s*>/y;
@@ -421,14 +439,20 @@ function readInvokeArguments(
     if (value === undefined || skipSpace(text, value.end, stop) !== stop) return undefined;
     return isPlainObject(value.value) ? argumentsText(value.value, value.span) : undefined;
   }
-  const entries: [string, unknown][] = [];
+  // Made with its first entry (a first push would make room for sixteen).
+  let entries: [string, unknown][] | undefined;
   const properties = propertiesOf(tools, name);
   for (let index = at; ; ) {
     index = skipSpace(text, index, stop);
-    if (index >= stop) return argumentsJson(entries);
+    if (index >= stop) return argumentsJson(entries ?? []);
     const parameter = readParameter(text, index, stop, finders);
     if (parameter === undefined) return undefined;
-    entries.push([parameter.name, parameterValue(parameter, properties?.[parameter.name])]);
+    const entry: [string, unknown] = [
+      parameter.name,
+      parameterValue(parameter, properties?.[parameter.name]),
+    ];
+    if (entries === undefined) entries = [entry];
+    else entries.push(entry);
     index = parameter.end;
   }
 }
@@ -496,7 +520,8 @@ function readMarkedBlocks(
   read: (start: number, limit: number) => Omit<Block, 'start'> | undefined,
 ): ReadToolCalls | undefined {
   const fence = createFenceTracker(reply);
-  const blocks: Block[] = [];
+  // Made with its first block (a first push would make room for sixteen).
+  let blocks: Block[] | undefined;
   for (let search = 0; ; ) {
     const at = nextMarker(search);
     if (at === -1) break;
@@ -508,8 +533,10 @@ function readMarkedBlocks(
       : read(start, following === -1 ? reply.length : following);
     search = block === undefined ? start : block.end;
     if (block === undefined) continue;
-    blocks.push({ start: at, end: block.end, calls: block.calls });
+    const cut = { start: at, end: block.end, calls: block.calls };
+    if (blocks === undefined) blocks = [cut];
+    else blocks.push(cut);
     fence.skipTo(block.end);
   }
-  return cutBlocks(reply, blocks);
+  return blocks === undefined ? undefined : cutBlocks(reply, blocks);
 }

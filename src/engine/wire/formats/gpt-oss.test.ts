@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gptOssFormat } from './gpt-oss.js';
+import { gptOssFormat, headerRecipient, isAnalysisHeader } from './gpt-oss.js';
 import type { OfferedToolSet } from './tool-call-format.js';
 
 const TOOLS: OfferedToolSet = {
@@ -166,6 +166,42 @@ describe('gptOssFormat.visibleText: a reply with no call', () => {
     expect(
       visible('analysisX assistantcommentary to=functions.f json{}assistantfinalY'),
     ).toBeUndefined();
+  });
+});
+
+describe('gpt-oss headers', () => {
+  it('finds the recipient and the first channel word as the regular expressions they replace', () => {
+    const recipient = /to=([^\s<{]{1,256})/;
+    const channel = /(analysis|commentary|final)/;
+    const piece = fc.constantFrom(
+      'to=',
+      'to',
+      '=',
+      'functions.get_weather',
+      'x'.repeat(130),
+      ' ',
+      '\u00a0',
+      '\u2028',
+      '\ufeff',
+      '\u200b',
+      '<',
+      '{',
+      '<|constrain|>',
+      'json',
+      'analysis',
+      'commentary',
+      'final',
+      'analys',
+      'fin',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
+        const header = pieces.join('');
+        expect(headerRecipient(header)).toBe(recipient.exec(header)?.[1]);
+        expect(isAnalysisHeader(header)).toBe(channel.exec(header)?.[0] === 'analysis');
+      }),
+      { numRuns: 3000, seed: 16 },
+    );
   });
 });
 

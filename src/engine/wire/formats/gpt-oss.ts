@@ -6,6 +6,7 @@ import {
   createFinder,
   type Finder,
   isSpace,
+  isTrimmedSpace,
   skipSpace,
   tagAt,
 } from '../text-scan.js';
@@ -113,8 +114,8 @@ function readMessage(
 ): number {
   const text = reply.slice(header, message);
   const bodyStart = message + MESSAGE.length;
-  const recipient = HEADER_RECIPIENT.exec(text)?.[1];
-  const isAnalysis = HEADER_CHANNEL.exec(text)?.[0] === 'analysis';
+  const recipient = headerRecipient(text);
+  const isAnalysis = isAnalysisHeader(text);
   if (recipient === undefined) {
     reading.owner = isAnalysis ? 'reasoning' : 'content';
     return bodyStart;
@@ -131,9 +132,40 @@ function readMessage(
   return read.end;
 }
 
-/** The recipient and the channel word in a header (neither global nor sticky: one object serves every call). */
-const HEADER_RECIPIENT = /to=([^\s<{]{1,256})/;
-const HEADER_CHANNEL = /(analysis|commentary|final)/;
+/**
+ * The recipient in a header: what `/to=([^\s<{]{1,256})/` captures, found with `indexOf` and a look at each of its
+ * characters (a match array made per header cost more than reading the header).
+ */
+export function headerRecipient(header: string): string | undefined {
+  for (let at = header.indexOf(RECIPIENT); at !== -1; at = header.indexOf(RECIPIENT, at + 1)) {
+    const from = at + RECIPIENT.length;
+    const bound = Math.min(header.length, from + MAX_RECIPIENT);
+    let end = from;
+    while (end < bound && !isRecipientStop(header.charCodeAt(end))) end += 1;
+    if (end > from) return header.slice(from, end);
+  }
+  return undefined;
+}
+
+const MAX_RECIPIENT = 256;
+
+/** White space, `<` or `{`: what ends a recipient. */
+function isRecipientStop(code: number): boolean {
+  return code === 0x3c || code === 0x7b || isTrimmedSpace(code);
+}
+
+/**
+ * Whether the first channel word of a header (the first of `analysis`, `commentary`, `final` to stand in it, as
+ * `/(analysis|commentary|final)/` finds it) is `analysis`.
+ */
+export function isAnalysisHeader(header: string): boolean {
+  const analysis = header.indexOf('analysis');
+  if (analysis === -1) return false;
+  const commentary = header.indexOf('commentary');
+  if (commentary !== -1 && commentary < analysis) return false;
+  const final = header.indexOf('final');
+  return final === -1 || final > analysis;
+}
 
 /** Hands `reply[from, to)` to its owner; an end token in it closes the message (what follows is plain text). */
 function take(reply: string, from: number, to: number, reading: Reading, finders: Finders): void {

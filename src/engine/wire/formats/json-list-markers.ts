@@ -10,7 +10,7 @@ import {
 import {
   createFenceTracker,
   indexMarkers,
-  joinPieces,
+  joinRanges,
   type MarkerIndex,
   skipSpace,
 } from '../text-scan.js';
@@ -69,13 +69,12 @@ export function readMarkedBlocks(
 ): ReadToolCalls | undefined {
   try {
     if (tools.names.size === 0) return undefined;
-    const hits = firstHits(reply, blocks);
-    if (hits === undefined ? !holdsAnyMarker(reply, blocks) : hits.every((hit) => hit === -1))
-      return undefined;
+    const present = presentBlocks(reply, blocks);
+    if (present.length === 0) return undefined;
     const inner = wholeFenceContent(reply, blocks);
     const fenced =
-      inner === undefined ? undefined : scanBlocks(inner, blocks, tools, firstHits(inner, blocks));
-    return fenced ?? scanBlocks(reply, blocks, tools, hits);
+      inner === undefined ? undefined : scanBlocks(inner, presentBlocks(inner, blocks), tools);
+    return fenced ?? scanBlocks(reply, present, tools);
   } catch {
     // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
     return undefined;
@@ -90,21 +89,24 @@ function holdsAnyMarker(reply: string, blocks: readonly MarkedBlock[]): boolean 
 /** Not searched yet (a hit kept in `scanBlocks`'s list). */
 const NOT_SEARCHED = -2;
 
+/** Per list of blocks, its markers' numbers in one index of them (`null`: searched marker by marker), made once. */
+const markerPlans = new WeakMap<readonly MarkedBlock[], MarkerPlan | null>();
+
 /** A list of blocks whose markers are found in one pass over a reply's `<`, and their numbers there. */
 interface MarkerPlan {
   readonly index: MarkerIndex;
   readonly ids: readonly number[];
 }
 
-/** Per list of blocks, its plan (`null`: searched marker by marker), made once per list. */
-const markerPlans = new WeakMap<readonly MarkedBlock[], MarkerPlan | null>();
+const NO_BLOCKS: readonly MarkedBlock[] = [];
 
 /**
- * The hits `scanBlocks` starts from: -1 for each marker the text does not hold, found for a list of three or more
- * `<` markers (Hermes has ten, mostly absent) in one pass over the text's `<` rather than one search of the whole
- * text per marker; `undefined` for a shorter list (each marker searched when first needed).
+ * The blocks whose markers `text` holds, in their order (empty: none). For a list of three or more `<` markers
+ * (Hermes has ten, mostly absent) they are found in one pass over the text's `<` rather than one search of the
+ * whole text per marker, and only those present are scanned for; a shorter list is kept whole when the text holds
+ * one of its markers (each searched when first needed).
  */
-function firstHits(text: string, blocks: readonly MarkedBlock[]): number[] | undefined {
+function presentBlocks(text: string, blocks: readonly MarkedBlock[]): readonly MarkedBlock[] {
   let plan = markerPlans.get(blocks);
   if (plan === undefined) {
     const markers = blocks.map((block) => block.marker);
@@ -113,22 +115,32 @@ function firstHits(text: string, blocks: readonly MarkedBlock[]): number[] | und
     plan = index === undefined ? null : { index, ids: markers.map((marker) => index.idOf(marker)) };
     markerPlans.set(blocks, plan);
   }
-  if (plan === null) return undefined;
+  if (plan === null) return holdsAnyMarker(text, blocks) ? blocks : NO_BLOCKS;
   const found = plan.index.scan(text);
-  return plan.ids.map((id) => (found.holds(id) ? NOT_SEARCHED : -1));
+  let present: MarkedBlock[] | undefined;
+  for (let index = 0; index < blocks.length; index += 1) {
+    if (!found.holds(plan.ids[index] as number)) continue;
+    const block = blocks[index] as MarkedBlock;
+    // Mostly one: a list of one made at once (a first push would make room for sixteen).
+    if (present === undefined) present = [block];
+    else present.push(block);
+  }
+  return present ?? NO_BLOCKS;
 }
 
 function scanBlocks(
   text: string,
   blocks: readonly MarkedBlock[],
   tools: OfferedToolSet,
+): ReadToolCalls | undefined {
   // The next hit of each block's marker; searches never move backwards, so each marker's hits are found once
   // (linear however many there are).
-  hits: number[] = blocks.map(() => NOT_SEARCHED),
-): ReadToolCalls | undefined {
+  const hits = blocks.map(() => NOT_SEARCHED);
   const fences = createFenceTracker(text);
-  const pieces: string[] = [];
-  const calls: TextCall[] = [];
+  // The stretches of text kept around the blocks read (places, in pairs) and the calls: made with their first
+  // entries (a first push would make room for sixteen).
+  let kept: number[] | undefined;
+  let calls: TextCall[] | undefined;
   let copied = 0;
   let search = 0;
   for (;;) {
@@ -142,15 +154,16 @@ function scanBlocks(
     const following = nextHit(text, block.marker, hits, index, start);
     const read = block.read(text, start, following === -1 ? text.length : following, tools);
     if (read === undefined) continue;
-    pieces.push(text.slice(copied, at));
-    for (const call of read.calls) calls.push(call);
+    if (kept === undefined) kept = [copied, at];
+    else kept.push(copied, at);
+    if (calls === undefined) calls = read.calls.slice();
+    else for (const call of read.calls) calls.push(call);
     copied = Math.max(read.end, start);
     search = copied;
     fences.skipTo(copied);
   }
-  if (calls.length === 0) return undefined;
-  pieces.push(text.slice(copied));
-  return { content: joinPieces(pieces), calls };
+  if (calls === undefined || calls.length === 0 || kept === undefined) return undefined;
+  return { content: joinRanges(text, kept, copied), calls };
 }
 
 /** The next hit at or after `from` of the marker of `hits[index]` (kept there), or -1. */
@@ -241,10 +254,11 @@ export function readJsonCalls(
 ): ReadBlock | undefined {
   const open = skipSpace(text, start, limit);
   const fenced = text.startsWith('```', open);
-  const calls: TextCall[] = [];
+  // The first value's calls are taken as they come (their list is this read's own).
+  let calls: TextCall[] | undefined;
   let end = fenced ? skipWord(text, open + 3, limit) : start;
   for (;;) {
-    const at = calls.length === 0 ? skipSpace(text, end, limit) : skipSeparators(text, end, limit);
+    const at = calls === undefined ? skipSpace(text, end, limit) : skipSeparators(text, end, limit);
     // Only an object or a list can hold a call: anything else ends the block without being read.
     const first = text.charCodeAt(at);
     if (at >= limit || (first !== OPEN_BRACE && first !== OPEN_BRACKET)) break;
@@ -252,10 +266,11 @@ export function readJsonCalls(
     if (value === undefined) break;
     const found = callsOf(value.value, entry, tools, value.span);
     if (found.length === 0) break;
-    for (const call of found) calls.push(call);
+    if (calls === undefined) calls = found;
+    else for (const call of found) calls.push(call);
     end = value.end;
   }
-  if (calls.length === 0) return undefined;
+  if (calls === undefined) return undefined;
   const after = skipSpace(text, end, limit);
   if (fenced && text.startsWith('```', after) && after + 3 <= limit) end = after + 3;
   return { calls, end };
@@ -268,15 +283,20 @@ function callsOf(
   tools: OfferedToolSet,
   span: JsonSpan | undefined,
 ): TextCall[] {
-  const list = Array.isArray(value);
-  const items = list ? value : [value];
-  const spans = list ? entrySpans(span, items.length) : undefined;
-  const calls: TextCall[] = [];
-  for (let index = 0; index < items.length; index += 1) {
-    const call = entry(items[index], tools, list ? spans?.[index]?.value : span);
-    if (call !== undefined) calls.push(call);
+  if (!Array.isArray(value)) {
+    const call = entry(value, tools, span);
+    return call === undefined ? [] : [call];
   }
-  return calls;
+  const spans = entrySpans(span, value.length);
+  // Made with its first call (a first push would make room for sixteen).
+  let calls: TextCall[] | undefined;
+  for (let index = 0; index < value.length; index += 1) {
+    const call = entry(value[index], tools, spans?.[index]?.value);
+    if (call === undefined) continue;
+    if (calls === undefined) calls = [call];
+    else calls.push(call);
+  }
+  return calls ?? [];
 }
 
 /** Options of `callEntry`-style readers. */

@@ -167,6 +167,12 @@ function readSafely(format: ToolCallFormat, content: string, tools: OfferedToolS
 const MODEL_ID = /^[\w.:-]{1,64}$/;
 
 function withIds(calls: readonly TextCall[], generateId: () => string): ToolCall[] {
+  // One call (most replies) has no id to share with another: no set of the ids used is made.
+  if (calls.length === 1) {
+    const call = calls[0] as TextCall;
+    const id = call.id !== undefined && MODEL_ID.test(call.id) ? call.id : generateId();
+    return [{ id, name: call.name, arguments: call.arguments }];
+  }
   const used = new Set<string>();
   return calls.map((call) => {
     const own = call.id !== undefined && MODEL_ID.test(call.id) && !used.has(call.id);
