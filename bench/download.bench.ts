@@ -1,11 +1,10 @@
 // Model download benchmark (issue 15): `pullModel` (node-llama-cpp's downloader, ipull under it, the SHA-256
-// computed on a worker thread that reads the file back as its written prefix grows, then the size and digest
-// checks) next to `curl` fetching the same file from the same local scripted hub, in the same run. Goal: >= 0.9x
+// computed from the written bytes as they are written, then the size and digest checks) next to `curl` fetching the same file from the same local scripted hub, in the same run. Goal: >= 0.9x
 // curl's throughput. The hub runs in a child process so that neither side shares its event loop with the server.
 // Fairness: one file of 256 MiB, one hub process for every case, every side writes into a fresh folder of the same
 // disk (`-o`, never /dev/null), no compression anywhere (the hub sends none; curl asks for none without
-// `--compressed`). curl uses one connection; ipull (node-llama-cpp gives it no option) a size probe plus 3 ranged
-// streams. curl verifies nothing, so `curl, then sha256sum` is the reference for a pull that checks the SHA-256, and
+// `--compressed`). curl uses one connection; a pull a size probe plus one ranged GET of the whole file (ipull splits
+// it into its 5 MiB chunks; a resume would fetch the chunks left one ranged GET each, 3 at a time). curl verifies nothing, so `curl, then sha256sum` is the reference for a pull that checks the SHA-256, and
 // `undici fetch -> file` (Node's `fetch`, no ipull) and `node:http GET -> file` (the transport a pull's chunks use
 // under ipull, reads written in 4 MiB batches) show what a Node process reaches on the same machine, and `ipull
 // downloadFile alone` what ipull reaches as its README calls it (its defaults: 3 streams, 5 MiB chunks, every
@@ -13,9 +12,12 @@
 // CPU time per case (curl's from the shell's `times`, a pull's from `process.cpuUsage`, both without the hub) tells
 // the cost per byte apart from the load of a shared machine, and a pull's main-thread CPU time (from /proc) what
 // its event loop spent; the hub's own CPU time per case (from /proc, Linux)
-// shows what each client makes the server do on the same 2 cores (ipull: a size probe whose body it never reads,
-// 3 connections, one ranged GET per 5 MiB chunk; curl: one GET).
-// Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick]`.
+// shows what each client makes the server do on the same 2 cores (a pull: a size probe whose body it never reads,
+// then one ranged GET; ipull alone: 3 connections, one ranged GET per 5 MiB chunk; curl: one GET).
+// `pullModel, SHA-256 on a worker thread` is the same pull with `hashOnWorker: true` (a thread hashes the file
+// read back from the page cache as its prefix grows: the download's thread does not hash, but more CPU in all).
+// Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick] [--dist=<dir>]` (`--dist`: the
+// build to measure, default the repository's dist; for an A/B copy a build aside and run once per copy).
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -41,10 +43,25 @@ const RATE_FLAG = '--rate=';
 const LINK_BYTES_PER_SECOND = 100 * 1000 * 1000;
 const MB = 1e6;
 
-// `pullModel` is not exported from the package entry yet; the bench takes it from the built engine folder.
-const engine = (await import(
-  new URL('../dist/engine/index.js', import.meta.url).href
-)) as typeof Engine;
+/** The `--dist=<dir>` argument: the build to measure (default: the repository's dist). */
+function distArgument(argv: readonly string[]): string | undefined {
+  return argv.find((arg) => arg.startsWith('--dist='))?.slice('--dist='.length);
+}
+
+/**
+ * The built engine folder (`pullModel` is not exported from the package entry yet), loaded on first use so that
+ * the hub process, which runs this file too, does not load it.
+ */
+let engineModule: Promise<typeof Engine> | undefined;
+function builtEngine(): Promise<typeof Engine> {
+  const dist = distArgument(process.argv);
+  const url =
+    dist === undefined
+      ? new URL('../dist/engine/index.js', import.meta.url).href
+      : pathToFileURL(join(dist, 'engine', 'index.js')).href;
+  engineModule ??= import(url) as Promise<typeof Engine>;
+  return engineModule;
+}
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -240,13 +257,23 @@ async function ipullAlone(url: string, directory: string): Promise<void> {
 const blindFetch: NonNullable<Engine.PullModelOptions['fetch']> = () =>
   Promise.resolve(new Response(null, { status: 200 }));
 
-/** Side B: `pullModel` into a fresh models folder, timed until the file is verified and in place. */
-async function pullOnce(endpoint: string, directory: string, verify: boolean): Promise<void> {
+/**
+ * Side B: `pullModel` into a fresh models folder, timed until the file is verified and in place; `onWorker` hashes
+ * on a worker thread (`hashOnWorker: true`).
+ */
+async function pullOnce(
+  endpoint: string,
+  directory: string,
+  verify: boolean,
+  onWorker = false,
+): Promise<void> {
+  const engine = await builtEngine();
   const pulled = await engine.pullModel({
     model: `hf:${REPOSITORY}/${FILE_NAME}`,
     modelsDir: directory,
     endpoint,
     ...(verify ? {} : { fetch: blindFetch }),
+    ...(onWorker ? { hashOnWorker: true } : {}),
   });
   if (!pulled.downloaded || pulled.sizeBytes !== FILE_BYTES)
     throw new Error(`pullModel did not download the whole file: ${JSON.stringify(pulled)}`);
@@ -339,9 +366,10 @@ export async function downloadBench(options: DownloadBenchOptions = {}): Promise
     `over a ${LINK_BYTES_PER_SECOND / MB} MB/s link shared by all connections (${Math.min(samples, 5)} samples per case):`,
     linked,
     `SHA-256 of a ${(FILE_BYTES / MB).toFixed(1)} MB file already on disk alone: ${hashMs.toFixed(0)} ms`,
+    `build measured: ${distArgument(process.argv) ?? 'dist'}`,
     `load average (1, 5, 15 min) before: ${loadBefore}; after: ${formatLoad()} (${cpus().length} cores)`,
     'goal: pullModel (with SHA-256) >= 0.9x curl throughput; ratio = MB/s over curl, CPU x = CPU time over curl,',
-    'main ms = CPU time of the pulling main thread (the hash runs on a worker thread), hub ms = CPU time of the hub',
+    'main ms = CPU time of the pulling main thread (which hashes too, except on a worker), hub ms = CPU time of the hub',
     'process during the case (the server shares the cores with the client)',
   ].join('\n');
 }
@@ -367,6 +395,10 @@ async function measureAgainstCurl(
     },
     ...(withFetchReference
       ? [
+          {
+            name: 'pullModel, SHA-256 on a worker thread',
+            run: (d: string) => inProcess(() => pullOnce(hub.url, d, true, true)),
+          },
           {
             name: 'undici fetch -> file (no ipull, no SHA-256)',
             run: (d: string) => inProcess(() => fetchToFile(url, d)),

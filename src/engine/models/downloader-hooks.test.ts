@@ -9,6 +9,7 @@ import {
   completedRanges,
   finishWritesBeforeClosing,
   observeDownloaderWrites,
+  oneStreamUnlessResuming,
   preferChunksInOrder,
   throttleDownloaderProgress,
 } from './downloader-hooks.js';
@@ -381,5 +382,45 @@ describe('completedRanges', () => {
     expect(completedRanges({ _downloader: { _engine: { _progress: progress } } })).toEqual([]);
     expect(completedRanges({ _downloader: {} })).toEqual([]);
     expect(completedRanges(undefined)).toEqual([]);
+  });
+});
+
+describe('oneStreamUnlessResuming', () => {
+  /** ipull's per-file engine with its configured stream count and recorded progress (0 = not started, 2 = complete). */
+  const withProgress = (chunks: number[], parallelStreams: number, configured = 3) => {
+    const progress = { part: 0, chunks, chunkSize: 10, parallelStreams };
+    const downloader = {
+      _downloader: { _engine: { options: { parallelStreams: configured }, _progress: progress } },
+    };
+    return { downloader, progress };
+  };
+
+  it('fetches a download with no complete chunk as one stream', () => {
+    const fresh = withProgress([0, 0, 0], 3);
+    expect(oneStreamUnlessResuming(fresh.downloader)).toBe(true);
+    expect(fresh.progress.parallelStreams).toBe(1);
+    // Chunks left in progress by an interrupted pull are started over by ipull: still nothing complete.
+    const interrupted = withProgress([1, 0, 0], 1);
+    expect(oneStreamUnlessResuming(interrupted.downloader)).toBe(true);
+    expect(interrupted.progress.parallelStreams).toBe(1);
+  });
+
+  it('keeps parallel streams for a resume, and gives a resume saved with one stream the configured count', () => {
+    const resumed = withProgress([2, 0, 2], 3);
+    expect(oneStreamUnlessResuming(resumed.downloader)).toBe(true);
+    expect(resumed.progress.parallelStreams).toBe(3);
+    const savedWithOne = withProgress([2, 2, 0], 1, 4);
+    expect(oneStreamUnlessResuming(savedWithOne.downloader)).toBe(true);
+    expect(savedWithOne.progress.parallelStreams).toBe(4);
+    const configuredOne = withProgress([2, 0, 0], 1, 1);
+    expect(oneStreamUnlessResuming(configuredOne.downloader)).toBe(true);
+    expect(configuredOne.progress.parallelStreams).toBe(3);
+  });
+
+  it('changes nothing on a downloader shaped otherwise', () => {
+    expect(oneStreamUnlessResuming({ _downloader: {} })).toBe(false);
+    expect(oneStreamUnlessResuming(undefined)).toBe(false);
+    const noCount = { _downloader: { _engine: { options: {}, _progress: { chunks: [0] } } } };
+    expect(oneStreamUnlessResuming(noCount)).toBe(false);
   });
 });

@@ -26,8 +26,10 @@ const FILE = 'tiny-Q8_0.gguf';
 /** About 11.6 MB: three of ipull's 5 MiB chunks, so a resume can start past the first. */
 const GGUF = createTinyGguf({ embeddingLength: 512, feedForwardLength: 1024 });
 const CHUNK_BYTES = 5 * 1024 * 1024;
-/** ipull fetches a file this size as three ranged GETs in parallel, one per chunk. */
+/** ipull splits a file this size into three chunks (a resume fetches those not complete, one ranged GET each). */
 const CHUNKS = Math.ceil(GGUF.length / CHUNK_BYTES);
+/** The one ranged GET of a fresh pull: the whole file over one connection, in order. */
+const WHOLE_FILE = `bytes=0-${GGUF.length - 1}`;
 /** node-llama-cpp names files of `hf:` URIs `hf_<owner>_<file>`. */
 const LOCAL = `hf_tiny_${FILE}`;
 const SHA256 = createHash('sha256').update(GGUF).digest('hex');
@@ -71,6 +73,11 @@ async function startHub(
     ],
   });
   return hub;
+}
+
+/** The `Range` headers the hub received, in order. */
+function rangesAskedOf(server: ScriptedModelHub): string[] {
+  return server.requests.flatMap((r) => (r.range === undefined ? [] : [r.range]));
 }
 
 /** Names in modelsDir that look like a usable model. */
@@ -131,12 +138,9 @@ describe('pullModel', () => {
       catalog: catalogWith(),
     });
     expect(again.downloaded).toBe(false);
-    expect(server.rangedGets(FILE)).toBe(CHUNKS);
-    // The chunks are asked for in order, so the file is hashed while it downloads (its prefix grows).
-    const starts = server.requests.flatMap((r) =>
-      r.range === undefined ? [] : [Number(/^bytes=(\d+)-/.exec(r.range)?.[1])],
-    );
-    expect(starts).toEqual(Array.from({ length: CHUNKS }, (_, index) => index * CHUNK_BYTES));
+    // One ranged GET of the whole file, read in order, so the file is hashed while it downloads (its prefix grows).
+    expect(server.rangedGets(FILE)).toBe(1);
+    expect(rangesAskedOf(server)).toEqual([WHOLE_FILE]);
   });
 
   it('pulls hf:owner/repo/file.gguf checked against the hub SHA-256 header, sending the token', async () => {
@@ -184,30 +188,30 @@ describe('pullModel', () => {
     expect(toHub.some((r) => r.method === 'GET' && r.authorization === 'Bearer hf_secret')).toBe(
       true,
     );
-    expect(gated.rangedGets(FILE)).toBe(CHUNKS);
-    expect(toCdn.length).toBeGreaterThan(CHUNKS);
+    expect(gated.rangedGets(FILE)).toBe(1);
+    expect(toCdn.length).toBeGreaterThan(1);
     expect(toCdn.filter((r) => r.authorization !== undefined)).toEqual([]);
   });
 
   it("keeps the token off the CDN also when ipull's own fetch takes a slice over", async () => {
     const gated = await startGatedHubWithCdn();
-    // The node:http GET of one slice gets a 503: ipull's fetch fetches that slice again (its retry).
+    // The node:http GET of the file gets a 503: ipull's fetch fetches that slice again (its retry).
     gated.refuseNextRangedGets(1);
     await pullGatedModel(gated);
     const cdnOrigin = new URL(gated.cdnUrl).origin;
-    expect(gated.rangedGets(FILE)).toBe(CHUNKS + 1);
+    expect(gated.rangedGets(FILE)).toBe(2);
     const toCdn = gated.requests.filter((r) => r.origin === cdnOrigin);
     expect(toCdn.filter((r) => r.authorization !== undefined)).toEqual([]);
   });
 
-  it('verifies the SHA-256 on this thread when asked, and refuses a wrong file there too', async () => {
+  it('verifies the SHA-256 on a worker thread when asked, and refuses a wrong file there too', async () => {
     const server = await startHub();
     const pulled = await pullModel({
       model: 'tiny',
       modelsDir,
       endpoint: server.url,
       catalog: catalogWith(),
-      hashOnWorker: false,
+      hashOnWorker: true,
     });
     expect(pulled).toMatchObject({ sha256: SHA256, downloaded: true });
     expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
@@ -217,7 +221,7 @@ describe('pullModel', () => {
       modelsDir,
       endpoint: server.url,
       catalog: catalogWith({ sha256: 'f'.repeat(64) }),
-      hashOnWorker: false,
+      hashOnWorker: true,
     });
     await expect(wrong).rejects.toMatchObject({ failure: 'checksum_mismatch' });
     expect(await modelFiles()).toEqual([]);
@@ -230,9 +234,9 @@ describe('pullModel', () => {
     expect(server.requests.some((r) => r.path === `/v2/${REPO}/manifests/Q8_0`)).toBe(true);
   });
 
-  it('re-fetches only the chunk the server cut midway, with a Range request', async () => {
+  it('after a cut midway, fetches again from the first chunk not complete, with a Range request', async () => {
     const server = await startHub();
-    server.cutNextBody(500_000);
+    server.cutNextBody(CHUNK_BYTES + 500_000);
     const pulled = await pullModel({
       model: 'tiny',
       modelsDir,
@@ -240,9 +244,7 @@ describe('pullModel', () => {
       catalog: catalogWith(),
     });
     expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
-    const ranges = server.requests.flatMap((r) => (r.range === undefined ? [] : [r.range]));
-    expect(ranges).toHaveLength(CHUNKS + 1);
-    expect(new Set(ranges).size).toBe(CHUNKS);
+    expect(rangesAskedOf(server)).toEqual([WHOLE_FILE, `bytes=${CHUNK_BYTES}-${GGUF.length - 1}`]);
   });
 
   it('refuses a file whose SHA-256 does not match and leaves nothing that looks like a model', async () => {
@@ -277,7 +279,7 @@ describe('pullModel', () => {
     const options = { model: 'tiny', modelsDir, endpoint: server.url, catalog: catalogWith() };
     const [a, b] = await Promise.all([pullModel(options), pullModel(options)]);
     expect(a.path).toBe(b.path);
-    expect(server.rangedGets(FILE)).toBe(CHUNKS);
+    expect(server.rangedGets(FILE)).toBe(1);
   });
 
   it('stops on the abort signal, leaves no model file, and a later pull resumes', async () => {
@@ -298,7 +300,7 @@ describe('pullModel', () => {
     expect((error as ModelPullError).failure).toBe('cancelled');
     expect((error as Error).message).toContain('run the same pull again to resume');
     expect(await modelFiles()).toEqual([]);
-    const before = server.rangedGets(FILE);
+    const rangesBefore = rangesAskedOf(server).length;
     const pulled = await pullModel({
       model: 'tiny',
       modelsDir,
@@ -306,8 +308,12 @@ describe('pullModel', () => {
       catalog: catalogWith(),
     });
     expect(Buffer.compare(await readFile(pulled.path), GGUF)).toBe(0);
-    // The second pull resumes: it skips the chunks ipull recorded as complete before the abort.
-    expect(server.rangedGets(FILE) - before).toBeLessThan(CHUNKS);
+    // The second pull resumes: it skips the chunks ipull recorded as complete before the abort, and fetches the
+    // others one ranged GET each (one stream from the first chunk would stop at the first complete one).
+    const resumed = rangesAskedOf(server).slice(rangesBefore);
+    expect(resumed.length).toBeGreaterThan(0);
+    expect(resumed.length).toBeLessThan(CHUNKS);
+    expect(resumed).not.toContain(WHOLE_FILE);
   });
 
   it('refuses up front when the disk lacks room', async () => {
