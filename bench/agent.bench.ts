@@ -271,12 +271,9 @@ async function runRowProcess(row: RowId, url: string, distDir: string | undefine
   if (answer !== ANSWER) throw new Error(`${row} answered ${JSON.stringify(answer)}`);
   const warmUp = await warmUpRuns(run);
   const inFlight = concurrently(run);
-  answerCommands<BatchCommand>(async (command): Promise<BatchReply> => {
-    const cpuBefore = process.cpuUsage();
-    const elapsedMs = await timeBatch(command.concurrent ? inFlight : run, command.count);
-    const cpu = process.cpuUsage(cpuBefore);
-    return { elapsedMs, cpuUs: cpu.user + cpu.system };
-  });
+  answerCommands<BatchCommand>((command) =>
+    timeBatchWithCpu(command.concurrent ? inFlight : run, command.count),
+  );
   process.send?.({ available: true, warmUp } satisfies RowReady);
 }
 
@@ -305,10 +302,16 @@ interface WarmUp {
 }
 
 async function warmUpRuns(run: () => Promise<string>): Promise<WarmUp> {
+  const { cpuUs } = await timeBatchWithCpu(run, WARM_UP_RUNS);
+  return { runs: WARM_UP_RUNS, cpuUsPerRun: cpuUs / WARM_UP_RUNS };
+}
+
+/** `timeBatch`, and the CPU time this process spent on the batch. */
+async function timeBatchWithCpu(run: () => Promise<unknown>, count: number): Promise<BatchReply> {
   const cpuBefore = process.cpuUsage();
-  await timeBatch(run, WARM_UP_RUNS);
+  const elapsedMs = await timeBatch(run, count);
   const cpu = process.cpuUsage(cpuBefore);
-  return { runs: WARM_UP_RUNS, cpuUsPerRun: (cpu.user + cpu.system) / WARM_UP_RUNS };
+  return { elapsedMs, cpuUs: cpu.user + cpu.system };
 }
 
 /** Options of `agentRunSuites`. */

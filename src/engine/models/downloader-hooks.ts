@@ -34,7 +34,7 @@ function ipullEngineOf(downloader: unknown): unknown {
 }
 
 /** ipull's per-file engine (the one that reports progress on every network read), unchecked. */
-function rawFileEngineOf(downloader: unknown): unknown {
+export function rawFileEngineOf(downloader: unknown): unknown {
   return (ipullEngineOf(downloader) as { _engine?: unknown } | null | undefined)?._engine;
 }
 
@@ -372,7 +372,7 @@ async function renameThenClose(
  * not shaped as expected (ipull keeps its own order).
  */
 export function preferChunksInOrder(downloader: unknown): boolean {
-  const engine = (ipullEngineOf(downloader) as { _engine?: unknown } | null | undefined)?._engine;
+  const engine = rawFileEngineOf(downloader);
   const options = (engine as { options?: unknown } | null | undefined)?.options as
     | { programType?: unknown }
     | null
@@ -398,7 +398,7 @@ const CHUNK_COMPLETE = 2;
  * downloader shaped otherwise.
  */
 export function completedRanges(downloader: unknown): [number, number][] {
-  const engine = (ipullEngineOf(downloader) as { _engine?: unknown } | null | undefined)?._engine;
+  const engine = rawFileEngineOf(downloader);
   const saved = (engine as { _progress?: unknown } | null | undefined)?._progress as
     | SavedProgress
     | null

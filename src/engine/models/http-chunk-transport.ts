@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { rawFileEngineOf } from './downloader-hooks.js';
 
 /** ipull's fetch stream for one slice of the file: its state, options and steps this transport uses. */
 interface SliceFetchStream {
@@ -140,10 +141,12 @@ function onEachSliceStream(
   return true;
 }
 
-/** ipull's fetch stream of the whole download inside node-llama-cpp's downloader, unchecked. */
+/** ipull's fetch stream of the whole download (in its per-file engine's options), unchecked. */
 function rootFetchStreamOf(downloader: unknown): Partial<RootFetchStream> | undefined {
-  const engine = (downloader as { _downloader?: { _engine?: unknown } } | null)?._downloader
-    ?._engine as { options?: { fetchStream?: unknown } } | undefined;
+  const engine = rawFileEngineOf(downloader) as
+    | { options?: { fetchStream?: unknown } }
+    | null
+    | undefined;
   return engine?.options?.fetchStream as Partial<RootFetchStream> | undefined;
 }
 

@@ -295,12 +295,13 @@ async function createDownloader(run: PullRun, stagingDir: string): Promise<Model
  * cannot be done for is refused when there is a token, rather than letting it send the token wherever it is sent.
  */
 async function keepTokenOnEndpoint(run: PullRun, downloader: ModelDownloader): Promise<void> {
-  if (keepAuthorizationOnOrigin(downloader, new URL(run.endpoint).origin)) return;
+  const origin = new URL(run.endpoint).origin;
+  if (keepAuthorizationOnOrigin(downloader, origin)) return;
   if (run.options.token === undefined) return;
   await downloader.cancel({ deleteTempFile: false });
   throw new ModelPullError(
     'download_failed',
-    `cannot pull ${run.options.model} with HF_TOKEN: this version of node-llama-cpp's downloader could not be kept from sending the token to hosts other than ${new URL(run.endpoint).origin}; install the node-llama-cpp version this package pins`,
+    `cannot pull ${run.options.model} with HF_TOKEN: this version of node-llama-cpp's downloader could not be kept from sending the token to hosts other than ${origin}; install the node-llama-cpp version this package pins`,
   );
 }
 
