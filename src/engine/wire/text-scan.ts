@@ -289,6 +289,8 @@ export interface MarkerIndex {
   idOf(marker: string): number;
   /** Which markers `text` holds, each found when first asked about (the `<` ones all in one pass). */
   scan(text: string): MarkerHits;
+  /** Whether the listed marker numbered `id` is one of those found by the pass over a text's `<`. */
+  isAngled(id: number): boolean;
 }
 
 /** Which markers one text holds: `text.includes(marker)`, answered once per marker. */
@@ -297,6 +299,8 @@ export interface MarkerHits {
   holds(id: number): boolean;
   /** `text.includes(marker)` for any marker: listed ones by their number, others searched. */
   has(marker: string): boolean;
+  /** Whether the text holds any of the listed markers found by the pass over its `<` (see `isAngled`). */
+  holdsAngled(): boolean;
 }
 
 /**
@@ -365,6 +369,10 @@ class Markers implements MarkerIndex {
   scan(text: string): MarkerHits {
     return new Hits(this, text);
   }
+
+  isAngled(id: number): boolean {
+    return this.angled[id] === 1;
+  }
 }
 
 /**
@@ -387,6 +395,8 @@ class Hits implements MarkerHits {
    */
   private readonly bits: number[];
   private angledScanned = false;
+  /** How many `<` markers the pass over `<` found (once it ran). */
+  private angledFound = 0;
 
   constructor(markers: Markers, text: string) {
     this.markers = markers;
@@ -413,6 +423,11 @@ class Hits implements MarkerHits {
     return id === -1 ? includesByAnchor(this.text, marker, anchorOf(marker)) : this.holds(id);
   }
 
+  holdsAngled(): boolean {
+    if (!this.angledScanned) this.scanAngled();
+    return this.angledFound > 0;
+  }
+
   /** Marks the `<` markers the text holds, from one pass over its `<` (stopping once all are found). */
   private scanAngled(): void {
     this.angledScanned = true;
@@ -437,6 +452,7 @@ class Hits implements MarkerHits {
         found += 1;
       }
     }
+    this.angledFound = found;
   }
 }
 

@@ -95,12 +95,12 @@ function withoutResponseTokens(text: string): string | undefined {
   let kept = '';
   let copied = 0;
   for (let at = text.indexOf('<'); at !== -1; at = text.indexOf('<', copied)) {
-    const token = text.startsWith(START_RESPONSE, at)
-      ? START_RESPONSE
-      : text.startsWith(END_RESPONSE, at)
-        ? END_RESPONSE
-        : undefined;
-    if (token === undefined) return undefined;
+    // The letter after `<|` tells which token can stand here, and a native search from `at` checks it at a
+    // fraction of what `startsWith` costs for a token of 16-18 characters; one that is not there ends the loop,
+    // so at most one search runs on past `at`.
+    const code = text.charCodeAt(at + 2);
+    const token = code === 0x53 ? START_RESPONSE : code === 0x45 ? END_RESPONSE : undefined;
+    if (token === undefined || text.indexOf(token, at) !== at) return undefined;
     kept += text.slice(copied, at);
     copied = at + token.length;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolCallFormatsFor, UNAMBIGUOUS_FORMATS } from './family-formats.js';
 import { readTextToolCalls, readVisibleText } from './read-text-tool-calls.js';
-import type { OfferedToolSet } from './tool-call-format.js';
+import type { OfferedToolSet, ToolCallFormat } from './tool-call-format.js';
 
 const WEATHER: OfferedToolSet = {
   names: new Set(['get_weather']),
@@ -86,6 +86,31 @@ describe('readTextToolCalls', () => {
         { id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' },
       ]);
     }
+  });
+
+  it("tries a given list's formats by any of their markers: unlisted ones, ones without `<`, none (NUL)", () => {
+    const call = { calls: [{ name: 'get_weather', arguments: '{}' }] };
+    const tried: string[] = [];
+    const format = (name: string, markers: readonly string[]): ToolCallFormat => ({
+      name,
+      markers,
+      read: (reply) => {
+        tried.push(name);
+        return { content: reply.length > 0 ? 'rest' : '', ...call };
+      },
+    });
+    const formats = [
+      format('unlisted', ['@@call']),
+      format('angled', ['<not-listed>', '<tool_call>']),
+      format('none', []),
+    ];
+    const read = (reply: string) =>
+      readTextToolCalls(reply, WEATHER, { formats, generateId: ids() });
+    expect(read('Plain prose, no marker.')).toBeUndefined();
+    expect(read('x @@call y')?.content).toBe('rest');
+    expect(read('x <not-listed> y')?.content).toBe('rest');
+    expect(read('x \u0000 y')?.content).toBe('rest');
+    expect(tried).toEqual(['unlisted', 'angled', 'none']);
   });
 });
 

@@ -68,11 +68,14 @@ function readFamilyFormats(
 ): FoundTextToolCalls | undefined {
   const formats = options.formats ?? toolCallFormatsFor(options.model);
   const plan = markerPlan(formats);
+  // Most replies hold no family's marker: told by the one pass over their `<` and a search per other marker of the
+  // list, instead of asking for every format's markers in turn (about 150 questions).
+  if (!holdsListMarker(hits, plan)) return undefined;
   // Two passes over the formats rather than lists of them: most replies hold one format's markers, or none.
   for (const main of [true, false]) {
     for (let index = 0; index < formats.length; index += 1) {
       const format = formats[index] as ToolCallFormat;
-      const ids = plan[index] as readonly number[];
+      const ids = plan.ids[index] as readonly number[];
       const holdsMain = holdsMarker(hits, ids, format.markers, 0);
       if (main ? !holdsMain : holdsMain || !holdsAnyMarker(hits, ids, format.markers)) continue;
       const found = readSafely(format, content, tools);
@@ -83,17 +86,40 @@ function readFamilyFormats(
   return undefined;
 }
 
-/** Per format of a list, the numbers of its markers in the marker index (-1: not listed), made once per list. */
-const markerPlans = new WeakMap<readonly ToolCallFormat[], readonly (readonly number[])[]>();
+/** What a list of formats asks of a reply's markers, worked out once per list. */
+interface MarkerPlan {
+  /** Per format, the numbers of its markers in the marker index (-1: not listed). */
+  readonly ids: readonly (readonly number[])[];
+  /** The list's markers that the pass over a reply's `<` does not find (NUL for a format without markers). */
+  readonly loose: readonly string[];
+}
 
-function markerPlan(formats: readonly ToolCallFormat[]): readonly (readonly number[])[] {
+const markerPlans = new WeakMap<readonly ToolCallFormat[], MarkerPlan>();
+
+function markerPlan(formats: readonly ToolCallFormat[]): MarkerPlan {
   let plan = markerPlans.get(formats);
   if (plan === undefined) {
     const index = markerIndex();
-    plan = formats.map((format) => format.markers.map((marker) => index.idOf(marker)));
+    const ids = formats.map((format) => format.markers.map((marker) => index.idOf(marker)));
+    const loose = new Set<string>();
+    formats.forEach((format, at) => {
+      if (format.markers.length === 0) loose.add('\u0000');
+      format.markers.forEach((marker, place) => {
+        const id = ids[at]?.[place] ?? -1;
+        if (id === -1 || !index.isAngled(id)) loose.add(marker);
+      });
+    });
+    plan = { ids, loose: [...loose] };
     markerPlans.set(formats, plan);
   }
   return plan;
+}
+
+/** Whether the reply holds any marker of the list's formats (`holdsMarker` of some format and place). */
+function holdsListMarker(hits: MarkerHits, plan: MarkerPlan): boolean {
+  if (hits.holdsAngled()) return true;
+  for (const marker of plan.loose) if (hits.has(marker)) return true;
+  return false;
 }
 
 /** Whether the reply holds marker `at` of a format (`ids` its numbers); a format without markers asks for NUL. */
