@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -224,6 +226,76 @@ process.stdout.write(JSON.stringify({ atImport, atServerImport, calc: calc.conte
       },
       lazyFiles: ['config-check.cjs'],
     });
+  }, 30_000);
+
+  it('loadConfig reads a config file from the built package, its checker required on first use', async () => {
+    // Nothing of lib/ is required at import; the config's first check requires the CommonJS file of the checker.
+    const home = await mkdtemp(join(tmpdir(), 'jarvis-load-config-'));
+    await writeFile(join(home, 'config.toml'), '[agent]\nmax_turns = 7\nfoo = 1\n');
+    const script = `
+import { createRequire } from 'node:module';
+const cache = createRequire(import.meta.url).cache;
+const lazyFiles = () => Object.keys(cache).filter((file) => file.includes('/dist/lib/')).map((file) => file.split('/').pop());
+const root = await import('openjarvis');
+const atImport = lazyFiles();
+const loaded = await root.loadConfig();
+process.stdout.write(JSON.stringify({ atImport, maxTurns: loaded.config.agent.maxTurns, warnings: loaded.warnings.map((w) => w.key), lazyFiles: lazyFiles() }));
+`;
+    try {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        ['--input-type=module', '-e', script],
+        {
+          cwd: TEST_BUILD,
+          env: { PATH: process.env.PATH ?? '', OPENJARVIS_HOME: home },
+          timeout: 20_000,
+        },
+      );
+      expect(stderr).toBe('');
+      expect(JSON.parse(stdout)).toEqual({
+        atImport: [],
+        maxTurns: 7,
+        warnings: ['agent.foo'],
+        lazyFiles: ['config-check.cjs'],
+      });
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('every file of the bundle links and runs its top level (lazily loaded chunks too), with nothing left behind', async () => {
+    // A lazily loaded chunk is linked only when first used: a name missing from a chunk it imports would show up
+    // there, not at import('openjarvis').
+    const script = `
+import { readdirSync } from 'node:fs';
+const folder = new URL('./dist/lib/', 'file://' + process.cwd() + '/');
+const files = readdirSync(folder).filter((name) => name.endsWith('.js'));
+for (const name of files) await import(new URL(name, folder).href);
+await new Promise((done) => setImmediate(done));
+process.stdout.write(JSON.stringify({ files: files.length }));
+`;
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: TEST_BUILD,
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 20_000,
+    });
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout).files).toBeGreaterThan(ENTRIES.length);
+  }, 30_000);
+
+  it("a lazily loaded chunk's errors are the root's classes (pullModel's chunk, loaded on the first call)", async () => {
+    const script = `
+const root = await import('openjarvis');
+const error = await root.pullModel({ model: 'no-such-model', modelsDir: '/nonexistent' }).then(() => undefined, (e) => e);
+process.stdout.write(JSON.stringify([error instanceof root.ModelPullError, error instanceof root.JarvisError]));
+`;
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: TEST_BUILD,
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 20_000,
+    });
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout)).toEqual([true, true]);
   }, 30_000);
 
   it('finds the node builtins on a Node 20 without process.getBuiltinModule (before 20.16) too', async () => {
