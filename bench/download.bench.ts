@@ -1,70 +1,78 @@
 // Model download benchmark (issue 15): `pullModel` (node-llama-cpp's downloader, ipull under it, the SHA-256
-// computed from the written bytes as they are written, then the size and digest checks) next to `curl` fetching the same file from the same local scripted hub, in the same run. Goal: >= 0.9x
-// curl's throughput. The hub runs in a child process so that neither side shares its event loop with the server.
-// Fairness: one file of 256 MiB, one hub process for every case, every side writes into a fresh folder of the same
-// disk (`-o`, never /dev/null), no compression anywhere (the hub sends none; curl asks for none without
-// `--compressed`). curl uses one connection; a pull a size probe plus one ranged GET of the whole file (ipull splits
-// it into its 5 MiB chunks; a resume would fetch the chunks left one ranged GET each, 3 at a time). curl verifies nothing, so `curl, then sha256sum` is the reference for a pull that checks the SHA-256, and
-// `undici fetch -> file` (Node's `fetch`, no ipull) and `node:http GET -> file` (the transport a pull's chunks use
-// under ipull, reads written in 4 MiB batches) show what a Node process reaches on the same machine, and `ipull
-// downloadFile alone` what ipull reaches as its README calls it (its defaults: 3 streams, 5 MiB chunks, every
-// network read reported and formatted, over `fetch`), with neither node-llama-cpp nor our hooks around it.
-// CPU time per case (curl's from the shell's `times`, a pull's from `process.cpuUsage`, both without the hub) tells
-// the cost per byte apart from the load of a shared machine, and a pull's main-thread CPU time (from /proc) what
-// its event loop spent; the hub's own CPU time per case (from /proc, Linux)
-// shows what each client makes the server do on the same 2 cores (a pull: a size probe whose body it never reads,
-// then one ranged GET; ipull alone: 3 connections, one ranged GET per 5 MiB chunk; curl: one GET).
-// `pullModel, SHA-256 on a worker thread` is the same pull with `hashOnWorker: true` (a thread hashes the file
-// read back from the page cache as its prefix grows: the download's thread does not hash, but more CPU in all).
-// Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick] [--dist=<dir>]` (`--dist`: the
-// build to measure, default the repository's dist; for an A/B copy a build aside and run once per copy).
-import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
+// computed from the written bytes as they are written, then the size and digest checks) next to `curl` fetching
+// the same file from the same local scripted hub, in the same run. Goal: >= 0.9x curl's throughput.
+//
+// How it is measured, so that a number says something about the code rather than about its place in the run:
+// - The hub runs in a child process of its own, serving one random file of 256 MiB with no compression (curl asks
+//   for none without `--compressed`); every case writes into a fresh folder of the same disk (never /dev/null).
+// - Every Node-side case runs in a fresh process (bench/download-case.ts), one per case per round: it loads what
+//   it needs, then downloads once, timed. No case inherits another's heap, JIT state, loaded modules or garbage
+//   to collect (in one shared process the first pull of each round came out slow whatever its mode). curl runs
+//   under bash, a fresh process too.
+// - The order of the cases changes every round: the rounds follow a balanced Latin square (`balancedOrders`), so
+//   every case runs once in every position and after every other case equally often (the case after one that
+//   wrote and deleted 256 MB pays for some of that one's disk writeback, and that cost is now spread evenly).
+//   The table reports the median and the spread (min-max) per case; `paired` is the median over rounds of the
+//   case's throughput over curl's in the same round, which cancels load that changes between rounds.
+// - CPU time per case (curl's from bash's `times`, a Node case's from `process.cpuUsage` in its process, all
+//   threads) and per MB tells the cost per byte apart from the load of a shared machine; `main` is the CPU time
+//   of a Node case's main thread (its event loop), `GCs` the major collections during the download, `hub` the
+//   hub process's CPU time during the case (the server shares the cores with the client).
+// Cases: curl (one connection); curl then sha256sum (what a user types to check a download: the file is read
+// back from the page cache after it is written); `curl | tee file | sha256sum` (the same work as a pull with its
+// SHA-256: one pass, the hash computed while the download runs, at the cost of two pipe copies); the pull with
+// and without the SHA-256 (a size probe plus one ranged GET of the whole file, which ipull splits into its 5 MiB
+// chunks); the pull hashing on a worker thread (`hashOnWorker: true`: the file read back as its prefix grows);
+// Node's `fetch` -> file, a bare `node:http` GET -> file without and with a SHA-256 of every read (what a Node
+// process reaches on this machine, the floor of any Node downloader), and ipull's `downloadFile` alone with its
+// defaults (3 streams, 5 MiB chunks, every network read reported, over `fetch`).
+// The second run paces the hub to 100 MB/s (a fast home link) with the curl and pull cases only.
+// Run alone: `npm run build && node --import tsx bench/download.bench.ts [--quick] [--rounds=N] [--dist=<dir>]`
+// (`--dist`: the build to measure, default the repository's dist; for an A/B copy a build aside and run once per
+// copy; `--rounds`: rounds of the loopback run, default one Latin square, fewer cases with `--quick`).
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type * as Engine from '../src/engine/index.js';
-import { testing } from './library.js';
+import { balancedOrder, balancedOrders } from './balanced-order.js';
+import {
+  DOWNLOAD_CASE_FLAG,
+  FILE_NAME,
+  type NodeCaseKey,
+  type NodeCaseSample,
+  REPOSITORY,
+} from './download-case.js';
+import { endWithParent, forkRole } from './role-process.js';
 
 /** Options of `downloadBench`. */
 export interface DownloadBenchOptions {
-  /** Fewer samples. */
+  /** Fewer cases and rounds. */
   readonly quick?: boolean;
+  /** Rounds of the loopback run (default: one balanced Latin square of its cases). */
+  readonly rounds?: number;
 }
 
 const FILE_BYTES = 256 * 1024 * 1024;
-const REPOSITORY = 'bench/random-model';
-const FILE_NAME = 'bench-256mib.gguf';
 const HUB_CHILD_FLAG = '--hub-child';
 const RATE_FLAG = '--rate=';
 /** The link speed of the second run: about a gigabit connection, faster than most users' downloads. */
 const LINK_BYTES_PER_SECOND = 100 * 1000 * 1000;
 const MB = 1e6;
+const FILE_MB = FILE_BYTES / MB;
+const CASE_MODULE = fileURLToPath(new URL('./download-case.ts', import.meta.url));
 
-/** The `--dist=<dir>` argument: the build to measure (default: the repository's dist). */
-function distArgument(argv: readonly string[]): string | undefined {
-  return argv.find((arg) => arg.startsWith('--dist='))?.slice('--dist='.length);
-}
-
-/**
- * The built engine folder (`pullModel` is not exported from the package entry yet), loaded on first use so that
- * the hub process, which runs this file too, does not load it.
- */
-let engineModule: Promise<typeof Engine> | undefined;
-function builtEngine(): Promise<typeof Engine> {
-  const dist = distArgument(process.argv);
-  const url =
-    dist === undefined
-      ? new URL('../dist/engine/index.js', import.meta.url).href
-      : pathToFileURL(join(dist, 'engine', 'index.js')).href;
-  engineModule ??= import(url) as Promise<typeof Engine>;
-  return engineModule;
+/** The `--dist=<dir>` argument as an absolute folder: the build to measure (default: the repository's dist). */
+function distFolder(argv: readonly string[]): string {
+  const given = argv.find((arg) => arg.startsWith('--dist='))?.slice('--dist='.length);
+  return given === undefined ? fileURLToPath(new URL('../dist', import.meta.url)) : resolve(given);
 }
 
 function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
     ? (sorted[middle] ?? 0)
@@ -73,6 +81,7 @@ function median(values: readonly number[]): number {
 
 /** Child process: serves one random file of FILE_BYTES from the scripted hub and reports its URL. */
 async function serveHub(): Promise<void> {
+  const { testing } = await import('./library.js');
   const content = new Uint8Array(FILE_BYTES);
   randomFillSync(content);
   const rate = Number(
@@ -82,22 +91,8 @@ async function serveHub(): Promise<void> {
     files: [{ repository: REPOSITORY, path: FILE_NAME, content }],
     ...(Number.isFinite(rate) && rate > 0 ? { bytesPerSecond: rate } : {}),
   });
+  endWithParent(() => hub.close());
   process.send?.({ url: hub.url });
-  process.on('disconnect', () => void hub.close().then(() => process.exit(0)));
-}
-
-/** Forks this file as the hub process and waits for its URL. */
-function startHubProcess(bytesPerSecond?: number): Promise<{ url: string; child: ChildProcess }> {
-  const rate = bytesPerSecond === undefined ? [] : [`${RATE_FLAG}${bytesPerSecond}`];
-  const child = fork(fileURLToPath(import.meta.url), [HUB_CHILD_FLAG, ...rate], {
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve({ url: (message as { url: string }).url, child }));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the hub process exited early (code ${code})`)));
-  });
 }
 
 function curlAvailable(): boolean {
@@ -105,38 +100,30 @@ function curlAvailable(): boolean {
   return probe.error === undefined && probe.status === 0;
 }
 
-/** Wall time and CPU time (all threads of the measured process, not the hub) of one sample. */
+/** One case's measurement in one round. */
 interface Sample {
   readonly wallMs: number;
+  /** CPU time of the measured process(es), not the hub. */
   readonly cpuMs: number;
-  /** CPU time of this process's main thread (the event loop the download runs on); NaN for curl. */
+  /** CPU time of a Node case's main thread; NaN for curl. */
   readonly mainCpuMs: number;
-}
-
-/** A sample with the hub process's CPU time during it (NaN where /proc cannot tell). */
-interface HubSample extends Sample {
+  /** Major garbage collections during a Node case's download; NaN for curl. */
+  readonly majorGcs: number;
+  /** The hub process's CPU time during the case (NaN where /proc cannot tell). */
   readonly hubCpuMs: number;
+  /** The case's position in its round (0 = first). */
+  readonly position: number;
+  readonly round: number;
 }
 
-/**
- * User + system CPU time of a process (or with `thread`, one of its threads) from /proc (Linux, 100 ticks per
- * second), NaN elsewhere.
- */
-function processCpuMs(pid: number | undefined, thread?: number): number {
+/** User + system CPU time of a process from /proc (Linux, 100 ticks per second), NaN elsewhere. */
+function processCpuMs(pid: number | undefined): number {
   try {
-    const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-    const fields = readFileSync(path, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return Number.NaN;
   }
-}
-
-/** Runs one case in a fresh folder and adds the hub's CPU time spent meanwhile. */
-async function measureCase(c: Case, hubPid: number | undefined): Promise<HubSample> {
-  const hubBefore = processCpuMs(hubPid);
-  const sample = await inFreshFolder(c.run);
-  return { ...sample, hubCpuMs: processCpuMs(hubPid) - hubBefore };
 }
 
 /** Seconds of bash's `times` line (`0m0.123s 0m0.045s`: user and system) as milliseconds, summed. */
@@ -147,17 +134,29 @@ function parseTimesLine(line: string | undefined): number {
   return totalMs;
 }
 
+/** The three ways curl takes part: alone, then sha256sum on the written file, or piped through tee to sha256sum. */
+type CurlMode = 'plain' | 'then-sha' | 'tee-sha';
+
+const CURL_SCRIPTS: Readonly<Record<CurlMode, string>> = {
+  plain: 'curl -s -S -f -L -o "$1" "$2" && times',
+  'then-sha': 'curl -s -S -f -L -o "$1" "$2" && sha256sum "$1" > /dev/null && times',
+  'tee-sha': 'set -o pipefail; curl -s -S -f -L "$2" | tee "$1" | sha256sum > /dev/null && times',
+};
+
 /**
- * Side A: `curl -s -S -f -L -o <file> <url>` (one connection, no compression), optionally followed by
- * `sha256sum <file>`, run by bash so that its `times` reports the children's CPU time; timed from spawn to exit.
+ * curl run by bash (one connection, no compression), so that bash's `times` reports the CPU time of curl, tee and
+ * sha256sum; timed from spawn to exit.
  */
-function curlOnce(url: string, directory: string, hash: boolean): Promise<Sample> {
+function curlOnce(
+  url: string,
+  directory: string,
+  mode: CurlMode,
+): Promise<Omit<Sample, 'hubCpuMs' | 'position' | 'round'>> {
   const target = join(directory, FILE_NAME);
-  const script = `curl -s -S -f -L -o "$1" "$2"${hash ? ' && sha256sum "$1" > /dev/null' : ''} && times`;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let output = '';
-    const child = spawn('bash', ['-c', script, 'bash', target, url], {
+    const child = spawn('bash', ['-c', CURL_SCRIPTS[mode], 'bash', target, url], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     child.stdout.on('data', (data: Buffer) => {
@@ -166,126 +165,62 @@ function curlOnce(url: string, directory: string, hash: boolean): Promise<Sample
     child.once('error', reject);
     child.once('exit', (code) => {
       const wallMs = performance.now() - started;
-      if (code !== 0) return reject(new Error(`curl exited with ${code}`));
+      if (code !== 0) return reject(new Error(`curl (${mode}) exited with ${code}`));
       if (statSync(target).size !== FILE_BYTES) return reject(new Error('curl wrote a short file'));
       resolve({
         wallMs,
         cpuMs: parseTimesLine(output.trim().split('\n')[1]),
         mainCpuMs: Number.NaN,
+        majorGcs: Number.NaN,
       });
     });
   });
 }
 
-/** Runs `work` in this process, timing it and counting this process's CPU time (main thread, workers, libuv). */
-async function inProcess(work: () => Promise<void>): Promise<Sample> {
-  const mainBefore = processCpuMs(process.pid, process.pid);
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  await work();
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  const mainCpuMs = processCpuMs(process.pid, process.pid) - mainBefore;
-  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, mainCpuMs };
+/** Where the cases download from. */
+interface Hub {
+  readonly url: string;
+  readonly fileUrl: string;
+  readonly pid: number | undefined;
 }
 
-/** Reference: Node's own `fetch` (undici) writing each read at its position, what any Node downloader builds on. */
-async function fetchToFile(url: string, directory: string): Promise<void> {
-  const response = await fetch(url);
-  if (!response.ok || response.body === null) throw new Error(`fetch answered ${response.status}`);
-  const file = await open(join(directory, FILE_NAME), 'w');
-  try {
-    let position = 0;
-    for await (const chunk of response.body) {
-      await file.write(chunk, 0, chunk.length, position);
-      position += chunk.length;
-    }
-    if (position !== FILE_BYTES) throw new Error(`fetch wrote ${position} bytes`);
-  } finally {
-    await file.close();
-  }
-}
+/** A case: curl in one of its modes, or a Node-side case run in a fresh process. */
+type Case =
+  | { readonly name: string; readonly curl: CurlMode }
+  | { readonly name: string; readonly node: NodeCaseKey };
 
 /**
- * Reference: a bare `node:http` GET (the transport a pull's chunks now use under ipull) whose reads are gathered
- * into 4 MiB batches, each written with one `writev` while the next is read: what Node itself reaches.
+ * Runs a Node-side case in a fresh process: waits until it has loaded what it needs, then times one download
+ * there (the hub's CPU time counted around just that), and waits for the process to end before the next case.
  */
-async function httpToFile(url: string, directory: string): Promise<void> {
-  const { get } = await import('node:http');
-  const content = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-    get(url, (redirect) => {
-      redirect.resume();
-      const location = redirect.headers.location;
-      if (location === undefined) return resolve(redirect);
-      get(new URL(location, url), resolve).once('error', reject);
-    }).once('error', reject);
-  });
-  const file = await open(join(directory, FILE_NAME), 'w');
-  try {
-    let batch: Uint8Array[] = [];
-    let batchBytes = 0;
-    let position = 0;
-    let writing: Promise<unknown> = Promise.resolve();
-    for await (const chunk of content as AsyncIterable<Uint8Array>) {
-      batch.push(chunk);
-      batchBytes += chunk.length;
-      if (batchBytes < 4 * 1024 * 1024) continue;
-      await writing;
-      writing = file.writev(batch, position);
-      position += batchBytes;
-      batch = [];
-      batchBytes = 0;
-    }
-    await writing;
-    await file.writev(batch, position);
-    if (position + batchBytes !== FILE_BYTES) throw new Error('node:http wrote a short file');
-  } finally {
-    await file.close();
-  }
-}
-
-/** Reference: ipull's own `downloadFile` (what node-llama-cpp's downloader wraps), with its defaults and no hooks. */
-async function ipullAlone(url: string, directory: string): Promise<void> {
-  const { downloadFile } = await import('ipull');
-  const downloader = await downloadFile({ url, directory, fileName: FILE_NAME });
-  await downloader.download();
-  if (statSync(join(directory, FILE_NAME)).size !== FILE_BYTES)
-    throw new Error('ipull wrote a short file');
-}
-
-/** A HEAD that tells nothing, so `pullModel` knows no SHA-256 (nor size) and skips the verification. */
-const blindFetch: NonNullable<Engine.PullModelOptions['fetch']> = () =>
-  Promise.resolve(new Response(null, { status: 200 }));
-
-/**
- * Side B: `pullModel` into a fresh models folder, timed until the file is verified and in place; `onWorker` hashes
- * on a worker thread (`hashOnWorker: true`).
- */
-async function pullOnce(
-  endpoint: string,
+async function nodeCaseOnce(
+  key: NodeCaseKey,
+  hub: Hub,
   directory: string,
-  verify: boolean,
-  onWorker = false,
-): Promise<void> {
-  const engine = await builtEngine();
-  const pulled = await engine.pullModel({
-    model: `hf:${REPOSITORY}/${FILE_NAME}`,
-    modelsDir: directory,
-    endpoint,
-    ...(verify ? {} : { fetch: blindFetch }),
-    ...(onWorker ? { hashOnWorker: true } : {}),
+): Promise<Omit<Sample, 'position' | 'round'>> {
+  const args = [key, hub.url, hub.fileUrl, distFolder(process.argv), String(FILE_BYTES)];
+  const child = await forkRole<{ ready: boolean }>(CASE_MODULE, DOWNLOAD_CASE_FLAG, args, {
+    name: `download case ${key}`,
   });
-  if (!pulled.downloaded || pulled.sizeBytes !== FILE_BYTES)
-    throw new Error(`pullModel did not download the whole file: ${JSON.stringify(pulled)}`);
-  if (verify !== (pulled.sha256 !== undefined))
-    throw new Error(`pullModel ${verify ? 'did not verify' : 'verified'} the SHA-256`);
+  const exited = new Promise((resolve) => child.child.once('exit', resolve));
+  try {
+    const hubBefore = processCpuMs(hub.pid);
+    const sample = await child.command<NodeCaseSample>({ directory });
+    return { ...sample, hubCpuMs: processCpuMs(hub.pid) - hubBefore };
+  } finally {
+    child.close();
+    await exited;
+  }
 }
 
-/** Runs `measure` in a fresh temporary folder that is removed afterwards. */
-async function inFreshFolder<T>(measure: (directory: string) => Promise<T>): Promise<T> {
+/** Runs one case in a fresh folder, removed afterwards. */
+async function caseOnce(c: Case, hub: Hub): Promise<Omit<Sample, 'position' | 'round'>> {
   const directory = mkdtempSync(join(tmpdir(), 'jarvis-download-bench-'));
   try {
-    return await measure(directory);
+    if ('node' in c) return await nodeCaseOnce(c.node, hub, directory);
+    const hubBefore = processCpuMs(hub.pid);
+    const sample = await curlOnce(hub.fileUrl, directory, c.curl);
+    return { ...sample, hubCpuMs: processCpuMs(hub.pid) - hubBefore };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -293,8 +228,8 @@ async function inFreshFolder<T>(measure: (directory: string) => Promise<T>): Pro
 
 /** Time to hash a file of the same size once it is on disk (what the verification step costs). */
 async function hashOnlyMs(): Promise<number> {
-  return inFreshFolder(async (directory) => {
-    const { writeFileSync } = await import('node:fs');
+  const directory = mkdtempSync(join(tmpdir(), 'jarvis-download-bench-'));
+  try {
     const path = join(directory, 'hash.bin');
     writeFileSync(path, randomFillSync(new Uint8Array(FILE_BYTES)));
     const started = performance.now();
@@ -311,126 +246,243 @@ async function hashOnlyMs(): Promise<number> {
     }
     hash.digest('hex');
     return performance.now() - started;
-  });
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 }
 
-/** The machine's load average, which these timings depend on (the SHA-256 runs beside the download). */
+/** The machine's load average, which these timings depend on. */
 function formatLoad(): string {
   return loadavg()
     .map((load) => load.toFixed(2))
     .join(', ');
 }
 
-interface Case {
-  readonly name: string;
-  readonly run: (directory: string) => Promise<Sample>;
+/** Samples per case name. */
+type Measured = ReadonlyMap<string, readonly Sample[]>;
+
+const throughput = (sample: Sample): number => FILE_MB / (sample.wallMs / 1000);
+
+/** Median over the rounds both cases ran in of `a`'s throughput over `b`'s in the same round. */
+function pairedRatio(measured: Measured, a: string, b: string): number {
+  const bByRound = new Map((measured.get(b) ?? []).map((s) => [s.round, s]));
+  const ratios: number[] = [];
+  for (const sample of measured.get(a) ?? []) {
+    const other = bByRound.get(sample.round);
+    if (other !== undefined) ratios.push(throughput(sample) / throughput(other));
+  }
+  return median(ratios);
+}
+
+/** Median of one field of a case's samples. */
+function medianOf(measured: Measured, name: string, field: (s: Sample) => number): number {
+  return median((measured.get(name) ?? []).map(field));
+}
+
+function cell(value: number, digits: number, width: number): string {
+  return (Number.isNaN(value) ? '-' : value.toFixed(digits)).padStart(width);
+}
+
+/** One row per case: throughput (median, min-max), ratios to the first case (curl), CPU, main thread, GCs, hub. */
+function formatTable(cases: readonly Case[], measured: Measured): string {
+  const first = cases[0]?.name ?? '';
+  const curlRate = medianOf(measured, first, throughput);
+  const header = `${'case'.padEnd(46)}  ${'MB/s'.padStart(6)}  ${'min-max MB/s'.padStart(12)}  ${'ratio'.padStart(6)}  ${'paired'.padStart(6)}  ${'CPU ms'.padStart(6)}  ${'ms/MB'.padStart(5)}  ${'main'.padStart(5)}  ${'GCs'.padStart(3)}  ${'hub'.padStart(4)}`;
+  const rows = cases.map((c) => {
+    const rates = (measured.get(c.name) ?? []).map(throughput);
+    const rate = median(rates);
+    const spread = `${Math.min(...rates).toFixed(0)}-${Math.max(...rates).toFixed(0)}`;
+    const cpuMs = medianOf(measured, c.name, (s) => s.cpuMs);
+    return [
+      c.name.padEnd(46),
+      cell(rate, 1, 6),
+      spread.padStart(12),
+      cell(rate / curlRate, 3, 6),
+      cell(pairedRatio(measured, c.name, first), 3, 6),
+      cell(cpuMs, 0, 6),
+      cell(cpuMs / FILE_MB, 2, 5),
+      cell(
+        medianOf(measured, c.name, (s) => s.mainCpuMs),
+        0,
+        5,
+      ),
+      cell(
+        medianOf(measured, c.name, (s) => s.majorGcs),
+        0,
+        3,
+      ),
+      cell(
+        medianOf(measured, c.name, (s) => s.hubCpuMs),
+        0,
+        4,
+      ),
+    ].join('  ');
+  });
+  return [header, ...rows].join('\n');
+}
+
+/** A comparison of two cases doing the same work: ratio of median throughputs, and the median paired ratio. */
+function compareLine(measured: Measured, label: string, a: string, b: string): string {
+  if (!measured.has(a) || !measured.has(b)) return '';
+  const ratio = medianOf(measured, a, throughput) / medianOf(measured, b, throughput);
+  return `  ${label}: ${ratio.toFixed(3)}x (paired ${pairedRatio(measured, a, b).toFixed(3)}x)`;
 }
 
 /**
- * One row per case: median throughput and its ratio to the first case (curl), median CPU time and its ratio, and
- * the hub's median CPU time during the case.
+ * How position in the round affects the wall time: per position, the median over all samples of the sample's wall
+ * time over its case's median. A flat line (all near 1) means the order no longer decides the numbers.
  */
-function formatReport(cases: readonly Case[], samples: ReadonlyMap<string, HubSample[]>): string {
-  const wallMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.wallMs));
-  const cpuMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.cpuMs));
-  const hubMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.hubCpuMs));
-  const mainMs = (name: string) => median((samples.get(name) ?? []).map((s) => s.mainCpuMs));
-  const rate = (name: string) => FILE_BYTES / MB / (wallMs(name) / 1000);
-  const first = cases[0]?.name ?? '';
-  const rows = cases.map((c) => {
-    const ratio = `${(rate(c.name) / rate(first)).toFixed(3)}x`;
-    const cpuRatio = `${(cpuMs(c.name) / cpuMs(first)).toFixed(1)}x`;
-    const hub = Number.isNaN(hubMs(c.name)) ? '-' : hubMs(c.name).toFixed(0);
-    const main = Number.isNaN(mainMs(c.name)) ? '-' : mainMs(c.name).toFixed(0);
-    return `${c.name.padEnd(44)}  ${rate(c.name).toFixed(1).padStart(8)}  ${wallMs(c.name).toFixed(0).padStart(9)}  ${ratio.padStart(6)}  ${cpuMs(c.name).toFixed(0).padStart(6)}  ${cpuRatio.padStart(6)}  ${main.padStart(7)}  ${hub.padStart(6)}`;
-  });
-  return [
-    `${'case'.padEnd(44)}  ${'MB/s'.padStart(8)}  ${'median ms'.padStart(9)}  ${'ratio'.padStart(6)}  ${'CPU ms'.padStart(6)}  ${'CPU x'.padStart(6)}  ${'main ms'.padStart(7)}  ${'hub ms'.padStart(6)}`,
-    ...rows,
-  ].join('\n');
+function positionLine(cases: readonly Case[], measured: Measured): string {
+  const relative = new Map<number, number[]>();
+  for (const c of cases) {
+    const samples = measured.get(c.name) ?? [];
+    const caseMedian = median(samples.map((s) => s.wallMs));
+    for (const s of samples) {
+      const list = relative.get(s.position) ?? [];
+      list.push(s.wallMs / caseMedian);
+      relative.set(s.position, list);
+    }
+  }
+  const byPosition = [...relative.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, values]) => median(values).toFixed(2));
+  return `  wall time by position in the round over the case's median: ${byPosition.join(' ')}`;
 }
 
-/** Starts the hub process, measures curl and pullModel interleaved and returns the report text. */
+const CASE = {
+  curl: { name: 'curl -s -S -f -L -o', curl: 'plain' },
+  curlThenSha: { name: 'curl -o, then sha256sum', curl: 'then-sha' },
+  curlTeeSha: { name: 'curl | tee file | sha256sum', curl: 'tee-sha' },
+  pull: { name: 'pullModel (download + SHA-256)', node: 'pull' },
+  pullNoSha: { name: 'pullModel without SHA-256 (HEAD says none)', node: 'pull-no-sha' },
+  pullWorker: { name: 'pullModel, SHA-256 on a worker thread', node: 'pull-worker' },
+  fetch: { name: 'undici fetch -> file (no SHA-256)', node: 'fetch' },
+  http: { name: 'node:http GET -> file (no SHA-256)', node: 'http' },
+  httpSha: { name: 'node:http GET -> file + SHA-256 of each read', node: 'http-sha' },
+  ipull: { name: 'ipull downloadFile alone (no SHA-256)', node: 'ipull' },
+} as const satisfies Record<string, Case>;
+
+/** The same-work comparisons the goal is judged by. */
+function comparisonLines(measured: Measured): string[] {
+  return [
+    'same work:',
+    compareLine(
+      measured,
+      'pull with SHA-256 / curl | tee | sha256sum',
+      CASE.pull.name,
+      CASE.curlTeeSha.name,
+    ),
+    compareLine(
+      measured,
+      'pull with SHA-256 / curl, then sha256sum',
+      CASE.pull.name,
+      CASE.curlThenSha.name,
+    ),
+    compareLine(measured, 'pull without SHA-256 / curl', CASE.pullNoSha.name, CASE.curl.name),
+    compareLine(
+      measured,
+      'pull with SHA-256 / curl (the goal as written)',
+      CASE.pull.name,
+      CASE.curl.name,
+    ),
+    compareLine(
+      measured,
+      'node:http + SHA-256 / curl | tee | sha256sum',
+      CASE.httpSha.name,
+      CASE.curlTeeSha.name,
+    ),
+    compareLine(measured, 'node:http / curl', CASE.http.name, CASE.curl.name),
+  ].filter((line) => line !== '');
+}
+
+/** Starts the hub process, measures the cases round by round and returns the report text. */
 export async function downloadBench(options: DownloadBenchOptions = {}): Promise<string> {
-  const title = `## Model download: ${(FILE_BYTES / MB).toFixed(1)} MB from the scripted hub on 127.0.0.1 (302 redirect, Range)`;
+  const title = `## Model download: ${FILE_MB.toFixed(1)} MB from the scripted hub on 127.0.0.1 (302 redirect, Range)`;
   if (!curlAvailable()) return `${title}\nskipped: curl not installed`;
-  const samples = options.quick === true ? 3 : 7;
+  const quick = options.quick === true;
+  const loopbackCases: Case[] = quick
+    ? [CASE.curl, CASE.curlThenSha, CASE.curlTeeSha, CASE.pull, CASE.pullNoSha, CASE.http]
+    : Object.values(CASE);
+  const linkCases: Case[] = [
+    CASE.curl,
+    CASE.curlThenSha,
+    CASE.curlTeeSha,
+    CASE.pull,
+    CASE.pullNoSha,
+  ];
+  const loopbackRounds = options.rounds ?? loopbackCases.length;
+  const linkRounds = quick ? linkCases.length : balancedOrders(linkCases.length).length;
   const loadBefore = formatLoad();
-  const unlimited = await measureAgainstCurl(undefined, samples, true);
-  const linked = await measureAgainstCurl(LINK_BYTES_PER_SECOND, Math.min(samples, 5), false);
+  const loopback = await measureRounds(loopbackCases, undefined, loopbackRounds);
+  const loadBetween = formatLoad();
+  const linked = await measureRounds(linkCases, LINK_BYTES_PER_SECOND, linkRounds);
   const hashMs = await hashOnlyMs();
   return [
-    `${title}, interleaved samples`,
-    `loopback, no limit (${samples} samples per case):`,
-    unlimited,
-    `over a ${LINK_BYTES_PER_SECOND / MB} MB/s link shared by all connections (${Math.min(samples, 5)} samples per case):`,
-    linked,
-    `SHA-256 of a ${(FILE_BYTES / MB).toFixed(1)} MB file already on disk alone: ${hashMs.toFixed(0)} ms`,
-    `build measured: ${distArgument(process.argv) ?? 'dist'}`,
-    `load average (1, 5, 15 min) before: ${loadBefore}; after: ${formatLoad()} (${cpus().length} cores)`,
-    'goal: pullModel (with SHA-256) >= 0.9x curl throughput; ratio = MB/s over curl, CPU x = CPU time over curl,',
-    'main ms = CPU time of the pulling main thread (which hashes too, except on a worker), hub ms = CPU time of the hub',
-    'process during the case (the server shares the cores with the client)',
+    `${title}; every Node case in a fresh process, rounds in a balanced Latin square order`,
+    `loopback, no limit (${loopbackRounds} rounds):`,
+    formatTable(loopbackCases, loopback),
+    ...comparisonLines(loopback),
+    positionLine(loopbackCases, loopback),
+    `load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadBetween} (${cpus().length} cores)`,
+    `over a ${LINK_BYTES_PER_SECOND / MB} MB/s link shared by all connections (${linkRounds} rounds):`,
+    formatTable(linkCases, linked),
+    ...comparisonLines(linked),
+    positionLine(linkCases, linked),
+    `SHA-256 of a ${FILE_MB.toFixed(1)} MB file already on disk, alone: ${hashMs.toFixed(0)} ms`,
+    `build measured: ${distFolder(process.argv)}`,
+    `load average (1, 5, 15 min) at the end: ${formatLoad()}`,
+    "goal: pullModel >= 0.9x curl. ratio = median MB/s over curl's; paired = median over rounds of MB/s over",
+    "curl's in the same round; CPU ms = all threads of the client (not the hub); main = a Node case's main thread;",
+    'GCs = major garbage collections during the download; hub = CPU ms of the hub process during the case',
   ].join('\n');
 }
 
-/** One hub process (optionally rate-limited), curl and pullModel interleaved on it; the table. */
-async function measureAgainstCurl(
+/** One hub process (optionally rate-limited); `rounds` rounds of every case in balanced order; the samples. */
+async function measureRounds(
+  cases: readonly Case[],
   bytesPerSecond: number | undefined,
-  samples: number,
-  withFetchReference: boolean,
-): Promise<string> {
-  const hub = await startHubProcess(bytesPerSecond);
-  const url = `${hub.url}${REPOSITORY}/resolve/main/${FILE_NAME}`;
-  const cases: Case[] = [
-    { name: 'curl -s -S -f -L -o', run: (directory) => curlOnce(url, directory, false) },
-    { name: 'curl -o, then sha256sum', run: (directory) => curlOnce(url, directory, true) },
-    {
-      name: 'pullModel (download + SHA-256)',
-      run: (d) => inProcess(() => pullOnce(hub.url, d, true)),
-    },
-    {
-      name: 'pullModel without SHA-256 (HEAD says none)',
-      run: (d) => inProcess(() => pullOnce(hub.url, d, false)),
-    },
-    ...(withFetchReference
-      ? [
-          {
-            name: 'pullModel, SHA-256 on a worker thread',
-            run: (d: string) => inProcess(() => pullOnce(hub.url, d, true, true)),
-          },
-          {
-            name: 'undici fetch -> file (no ipull, no SHA-256)',
-            run: (d: string) => inProcess(() => fetchToFile(url, d)),
-          },
-          {
-            name: 'node:http GET -> file (no ipull, no SHA-256)',
-            run: (d: string) => inProcess(() => httpToFile(url, d)),
-          },
-          {
-            name: 'ipull downloadFile alone (no SHA-256)',
-            run: (d: string) => inProcess(() => ipullAlone(url, d)),
-          },
-        ]
-      : []),
-  ];
+  rounds: number,
+): Promise<Measured> {
+  const rate = bytesPerSecond === undefined ? [] : [`${RATE_FLAG}${bytesPerSecond}`];
+  const role = await forkRole<{ url: string }>(
+    fileURLToPath(import.meta.url),
+    HUB_CHILD_FLAG,
+    rate,
+    { name: 'hub' },
+  );
+  const url = role.first.url;
+  const hub: Hub = {
+    url,
+    fileUrl: `${url}${REPOSITORY}/resolve/main/${FILE_NAME}`,
+    pid: role.child.pid,
+  };
   try {
-    const measured = new Map<string, HubSample[]>(cases.map((c) => [c.name, []]));
-    for (const c of cases) await inFreshFolder(c.run); // warm up: page cache, JIT, the hub's first connection
-    for (let sample = 0; sample < samples; sample += 1) {
-      // Rotated each sample, so no case always follows the same one (the case after curl + sha256sum ran with
-      // the page cache curl's file left behind and always came out dearer).
-      const order = cases.map((_, i) => cases[(i + sample) % cases.length] as Case);
-      for (const c of order) measured.get(c.name)?.push(await measureCase(c, hub.child.pid));
+    // Warms up the hub (its first connection, HEAD, redirect and range paths) and the page cache of the modules.
+    for (const c of [CASE.curl, CASE.pull]) await caseOnce(c, hub);
+    const measured = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
+    for (let round = 0; round < rounds; round += 1) {
+      const order = balancedOrder(round, cases.length);
+      for (const [position, index] of order.entries()) {
+        const c = cases[index] as Case;
+        measured.get(c.name)?.push({ ...(await caseOnce(c, hub)), position, round });
+      }
     }
-    return formatReport(cases, measured);
+    return measured;
   } finally {
-    hub.child.removeAllListeners('exit');
-    hub.child.kill();
+    role.close();
   }
 }
 
 const isMain =
   process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+const roundsArgument = Number(
+  process.argv.find((arg) => arg.startsWith('--rounds='))?.slice('--rounds='.length),
+);
 if (isMain && process.argv.includes(HUB_CHILD_FLAG)) await serveHub();
-else if (isMain) console.log(await downloadBench({ quick: process.argv.includes('--quick') }));
+else if (isMain)
+  console.log(
+    await downloadBench({
+      quick: process.argv.includes('--quick'),
+      ...(Number.isInteger(roundsArgument) && roundsArgument > 0 ? { rounds: roundsArgument } : {}),
+    }),
+  );
