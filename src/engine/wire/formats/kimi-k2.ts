@@ -98,7 +98,8 @@ function readSection(
       end = at + closing.length;
       break;
     }
-    if (at >= limit || !text.startsWith(CALL_BEGIN, at)) break;
+    // The finder's kept hit tells the token at `at`, cheaper than `startsWith` of a long token.
+    if (at >= limit || finders.callBegin(at) !== at) break;
     const entry = readEntry(text, at + CALL_BEGIN.length, limit, tools, finders);
     if (entry.call !== undefined) calls.push(entry.call);
     if (entry.call !== undefined || entry.closed) end = entry.end;
