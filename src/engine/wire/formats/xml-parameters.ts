@@ -440,9 +440,32 @@ function createProseTracker(
 }
 
 function holdsThinkTag(text: string, thinkTags: readonly (readonly [string, string])[]): boolean {
+  // Most replies hold no think tag: one search for the end all the tags share tells, instead of one per tag.
+  const shared = sharedTagEnd(thinkTags);
+  if (shared !== '' && !text.includes(shared)) return false;
   for (const [open, close] of thinkTags)
     if (text.includes(open) || text.includes(close)) return true;
   return false;
+}
+
+/** Per list of think tags, the last two characters that every tag ends with (`k>`), or '' when they share none. */
+const sharedTagEnds = new WeakMap<readonly (readonly [string, string])[], string>();
+
+/**
+ * Two characters rather than the whole shared end (`think>`): a search stops at every place its first character
+ * stands, and prose holds `t` far more often than `k` (measured on a kilobyte reply: ~3,700 instructions for
+ * `think>`, ~800 for `k>`, ~900 for each `<think>`-like tag).
+ */
+function sharedTagEnd(thinkTags: readonly (readonly [string, string])[]): string {
+  let shared = sharedTagEnds.get(thinkTags);
+  if (shared === undefined) {
+    const tags = thinkTags.flat();
+    shared = tags[0] ?? '';
+    for (const tag of tags) while (!tag.endsWith(shared)) shared = shared.slice(1);
+    shared = shared.length >= 2 ? shared.slice(-2) : '';
+    sharedTagEnds.set(thinkTags, shared);
+  }
+  return shared;
 }
 
 function firstOpen(
