@@ -24,19 +24,50 @@ export interface CliIo {
   readonly session?: CliSession;
 }
 
-/** Wraps a process stream. */
-function processStream(stream: NodeJS.WriteStream): CliStream {
+/** Wraps process.stdout or process.stderr, reading it only when first used (see whenMade). */
+function processStream(name: 'stdout' | 'stderr'): CliStream {
   return {
     write: (text) => {
-      stream.write(text);
+      process[name].write(text);
     },
     get isTTY() {
-      return stream.isTTY === true;
+      return process[name].isTTY === true;
     },
     get columns() {
-      return stream.columns ?? 80;
+      return process[name].columns ?? 80;
     },
   };
+}
+
+/** `jarvis tools list | head`: the reader went away; stop quietly, as Unix tools do, instead of crashing. */
+function onStreamError(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+}
+
+/**
+ * Calls `use` with process[name] when that stream is made. Node makes process.stdout and process.stderr on
+ * their first read (a terminal, file or pipe stream: about a twentieth of what `jarvis --help` costs for
+ * stderr, which most commands never write to), so the property's getter is wrapped for that one read, whoever
+ * reads it (our output, a library's console.error, Node's warnings), then put back.
+ */
+function whenMade(name: 'stdout' | 'stderr', use: (stream: NodeJS.WriteStream) => void): void {
+  const descriptor = Object.getOwnPropertyDescriptor(process, name);
+  const made = descriptor?.get;
+  if (descriptor === undefined || made === undefined || descriptor.configurable !== true) {
+    use(process[name]);
+    return;
+  }
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: descriptor.enumerable ?? true,
+    get() {
+      Object.defineProperty(process, name, descriptor);
+      const stream = made.call(process) as NodeJS.WriteStream;
+      use(stream);
+      return stream;
+    },
+  });
 }
 
 /**
@@ -51,17 +82,16 @@ export function processIo(): CliIo {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // `jarvis tools list | head`: the reader went away; stop quietly, as Unix tools do, instead of crashing.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
-      throw error;
-    });
-  }
+  for (const name of ['stdout', 'stderr'] as const)
+    whenMade(name, (stream) => stream.on('error', onStreamError));
   return {
-    stdout: processStream(process.stdout),
-    stderr: processStream(process.stderr),
-    stdin: process.stdin,
+    stdout: processStream('stdout'),
+    stderr: processStream('stderr'),
+    // Made on first use: Node builds process.stdin (a file, pipe or terminal stream) when it is first read, and
+    // most commands never read it; building it was about a twentieth of what `jarvis --help` costs.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,

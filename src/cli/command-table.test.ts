@@ -86,6 +86,25 @@ describe('the command table', () => {
     }
   });
 
+  it('reads stdin only when a command uses it (a getter stays a getter through the session)', async () => {
+    const io = stringIo();
+    let stdinReads = 0;
+    const { stdin } = io;
+    const lazyIo = Object.defineProperty({ ...io }, 'stdin', {
+      get: () => {
+        stdinReads += 1;
+        return stdin;
+      },
+    });
+    expect(await runCli(['--help'], lazyIo)).toBe(0);
+    expect(await runCli(['tools', '--help'], lazyIo)).toBe(0);
+    expect(stdinReads).toBe(0);
+    // Without a command, whether stdin is a terminal decides between the chat and the help.
+    expect(await runCli([], lazyIo)).toBe(0);
+    expect(stdinReads).toBe(1);
+    expect(io.out()).toContain('Usage: jarvis [options] [command]');
+  });
+
   it('suggests the nearest command for an unknown one', async () => {
     const io = stringIo();
     expect(await runCli(['schedulr'], io)).toBe(2);

@@ -25,7 +25,7 @@ Examples:
  */
 export function createProgram(cliIo: CliIo, built: ReadonlyMap<string, RegisterCommand>): Command {
   const session = cliIo.session ?? new CliSession();
-  const io: CliIo = { ...cliIo, session };
+  const io = withSession(cliIo, session);
   const lightTerms = new Map<Command, string>();
   const program = new Command('jarvis')
     .description('OpenJarvis: a local-first agent and tool runtime.')
@@ -58,6 +58,20 @@ export function createProgram(cliIo: CliIo, built: ReadonlyMap<string, RegisterC
   return program;
 }
 
+/**
+ * `cliIo` with `session`. Its properties are copied as they are defined, so that a getter stays a getter (the
+ * process's stdin is made only when a command reads it; a spread would read it).
+ */
+function withSession(cliIo: CliIo, session: CliSession): CliIo {
+  return Object.defineProperties(
+    {},
+    {
+      ...Object.getOwnPropertyDescriptors(cliIo),
+      session: { value: session, enumerable: true, writable: false, configurable: true },
+    },
+  ) as CliIo;
+}
+
 /** True when `jarvis` without a command should open a chat: a person at a terminal (stdin and stdout). */
 export function opensChatByDefault(argv: readonly string[], io: CliIo): boolean {
   return argv.length === 0 && io.stdin.isTTY === true && io.stdout.isTTY;
@@ -69,7 +83,7 @@ export function opensChatByDefault(argv: readonly string[], io: CliIo): boolean 
  */
 export async function runCli(argv: readonly string[], cliIo: CliIo): Promise<number> {
   const session = cliIo.session ?? new CliSession();
-  const io: CliIo = { ...cliIo, session };
+  const io = withSession(cliIo, session);
   // `jarvis` alone on a terminal opens a chat; piped, it prints the help as before.
   const args = opensChatByDefault(argv, io) ? ['chat'] : argv;
   const program = createProgram(io, await loadCommands(args));
