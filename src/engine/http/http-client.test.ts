@@ -40,6 +40,7 @@ describe('HttpClient JSON requests', () => {
     expect(http.address('/models')).toBe(`${server.baseUrl}/models`);
     const response = await http.requestJson({ ...CHAT, headers: { 'x-request': 'b' } });
     expect(response).toMatchObject({ status: 200, attempts: 1 });
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
     expect(response.body).toMatchObject({ choices: [{ message: { content: 'hi' } }] });
     const recorded = server.requests[0];
     expect(recorded).toMatchObject({
