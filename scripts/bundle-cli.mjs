@@ -8,7 +8,7 @@
 // the chunks are then rewritten as CommonJS (commonJsChunk), which Node 20 starts and loads with less work.
 // Usage: node scripts/bundle-cli.mjs [distFolder]   (default: dist)
 import { existsSync, readFileSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
@@ -288,22 +288,21 @@ function packText(main, packed, texts) {
 }
 
 /**
- * Rewrites every chunk of `outdir` as CommonJS (see commonJsChunk), packs the program's chunks into one file
- * (see packedChunks) and marks the folder's `.js` files as CommonJS with a package.json of its own (the package's
- * says "module").
+ * Writes esbuild's output files (not written by esbuild itself) into `outdir` as CommonJS (see commonJsChunk),
+ * the program's chunks packed into one file (see packedChunks), and marks the folder's `.js` files as CommonJS
+ * with a package.json of its own (the package's says "module").
  */
-async function toCommonJs(outdir, metafile) {
+async function writeCommonJs(outdir, outputFiles, metafile) {
   const chunks = chunkGraph(metafile);
   const { main, packed } = packedChunks(chunks);
   const texts = new Map();
-  for (const id of chunks.keys())
-    texts.set(id, await commonJsChunk(await readFile(join(outdir, id), 'utf8')));
+  for (const file of outputFiles)
+    if (file.path.endsWith('.js'))
+      texts.set(`./${basename(file.path)}`, await commonJsChunk(file.text));
   const external = (id) => `require(${JSON.stringify(main)}).__jarvisPacked(${JSON.stringify(id)})`;
+  await mkdir(outdir, { recursive: true });
   for (const [id, text] of texts) {
-    if (packed.has(id)) {
-      if (id !== main) await rm(join(outdir, id));
-      continue;
-    }
+    if (packed.has(id)) continue;
     const rewritten = text.replace(CHUNK_REQUIRE, (call, target) =>
       packed.has(target) && target !== main ? external(target) : call,
     );
@@ -317,7 +316,7 @@ async function toCommonJs(outdir, metafile) {
 export async function bundleCli(dist) {
   const outdir = join(dist, 'bin');
   await rm(outdir, { recursive: true, force: true });
-  const { metafile } = await build({
+  const { metafile, outputFiles } = await build({
     entryPoints: { jarvis: join(dist, 'cli', 'main.js') },
     outdir,
     bundle: true,
@@ -336,9 +335,11 @@ export async function bundleCli(dist) {
     define: versionDefine(dist),
     plugins: [directBarrelImports(dist), lazyCommanderChildProcess()],
     metafile: true,
+    // Written once, as CommonJS, by writeCommonJs.
+    write: false,
     logLevel: 'warning',
   });
-  await toCommonJs(outdir, metafile);
+  await writeCommonJs(outdir, outputFiles, metafile);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
