@@ -5,7 +5,7 @@
 // sample and ends when the bench disconnects. A user's `jarvis models pull` is such a process too: one download,
 // cold JIT.
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
@@ -52,17 +52,21 @@ interface RunCommand {
 export const REPOSITORY = 'bench/random-model';
 export const FILE_NAME = 'bench-256mib.gguf';
 
-/** User + system CPU time of this process's main thread from /proc (Linux, 100 ticks per second), NaN elsewhere. */
-async function mainThreadCpuMs(): Promise<number> {
+/**
+ * User + system CPU time from a /proc `stat` file (a process's, or one thread's under `task/`), in ms (Linux,
+ * 100 ticks per second); NaN elsewhere.
+ */
+export function procCpuMs(statPath: string): number {
   try {
-    const { readFileSync } = await import('node:fs');
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.split(') ')[1]?.split(' ') ?? [];
+    const fields = readFileSync(statPath, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return Number.NaN;
   }
 }
+
+/** CPU time of this process's main thread (see procCpuMs). */
+const mainThreadCpuMs = (): number => procCpuMs(`/proc/self/task/${process.pid}/stat`);
 
 /** Counts garbage collections by kind while it is on. */
 class GcCounter {
@@ -93,13 +97,13 @@ class GcCounter {
 async function measure(work: () => Promise<void>): Promise<NodeCaseSample> {
   const gcs = new GcCounter();
   gcs.start();
-  const mainBefore = await mainThreadCpuMs();
+  const mainBefore = mainThreadCpuMs();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await work();
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
-  const mainCpuMs = (await mainThreadCpuMs()) - mainBefore;
+  const mainCpuMs = mainThreadCpuMs() - mainBefore;
   await gcs.stop();
   return {
     wallMs,

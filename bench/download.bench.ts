@@ -32,7 +32,7 @@
 // copy; `--rounds`: rounds of the loopback run, default one Latin square, fewer cases with `--quick`).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -43,6 +43,7 @@ import {
   FILE_NAME,
   type NodeCaseKey,
   type NodeCaseSample,
+  procCpuMs,
   REPOSITORY,
 } from './download-case.js';
 import { endWithParent, forkRole } from './role-process.js';
@@ -116,15 +117,8 @@ interface Sample {
   readonly round: number;
 }
 
-/** User + system CPU time of a process from /proc (Linux, 100 ticks per second), NaN elsewhere. */
-function processCpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
+/** CPU time of a process (see procCpuMs). */
+const processCpuMs = (pid: number | undefined): number => procCpuMs(`/proc/${pid}/stat`);
 
 /** Seconds of bash's `times` line (`0m0.123s 0m0.045s`: user and system) as milliseconds, summed. */
 function parseTimesLine(line: string | undefined): number {
@@ -189,6 +183,16 @@ type Case =
   | { readonly name: string; readonly curl: CurlMode }
   | { readonly name: string; readonly node: NodeCaseKey };
 
+/** A download's sample with the hub's CPU time counted around just that download. */
+async function withHubCpu<T extends object>(
+  hub: Hub,
+  download: () => Promise<T>,
+): Promise<T & { readonly hubCpuMs: number }> {
+  const hubBefore = processCpuMs(hub.pid);
+  const sample = await download();
+  return { ...sample, hubCpuMs: processCpuMs(hub.pid) - hubBefore };
+}
+
 /**
  * Runs a Node-side case in a fresh process: waits until it has loaded what it needs, then times one download
  * there (the hub's CPU time counted around just that), and waits for the process to end before the next case.
@@ -204,9 +208,7 @@ async function nodeCaseOnce(
   });
   const exited = new Promise((resolve) => child.child.once('exit', resolve));
   try {
-    const hubBefore = processCpuMs(hub.pid);
-    const sample = await child.command<NodeCaseSample>({ directory });
-    return { ...sample, hubCpuMs: processCpuMs(hub.pid) - hubBefore };
+    return await withHubCpu(hub, () => child.command<NodeCaseSample>({ directory }));
   } finally {
     child.close();
     await exited;
@@ -218,9 +220,7 @@ async function caseOnce(c: Case, hub: Hub): Promise<Omit<Sample, 'position' | 'r
   const directory = mkdtempSync(join(tmpdir(), 'jarvis-download-bench-'));
   try {
     if ('node' in c) return await nodeCaseOnce(c.node, hub, directory);
-    const hubBefore = processCpuMs(hub.pid);
-    const sample = await curlOnce(hub.fileUrl, directory, c.curl);
-    return { ...sample, hubCpuMs: processCpuMs(hub.pid) - hubBefore };
+    return await withHubCpu(hub, () => curlOnce(hub.fileUrl, directory, c.curl));
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
