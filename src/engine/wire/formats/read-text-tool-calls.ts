@@ -115,7 +115,11 @@ function markerPlan(formats: readonly ToolCallFormat[]): MarkerPlan {
   return plan;
 }
 
-/** Whether the reply holds any marker of the list's formats (`holdsMarker` of some format and place). */
+/**
+ * Whether the reply may hold a marker of the list's formats (`holdsMarker` of some format and place): false only
+ * when it holds none. A `<` marker of any listed format (this list's or another's) answers true; the passes over
+ * the formats then decide.
+ */
 function holdsListMarker(hits: MarkerHits, plan: MarkerPlan): boolean {
   if (hits.holdsAngled()) return true;
   for (const marker of plan.loose) if (hits.has(marker)) return true;
