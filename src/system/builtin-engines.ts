@@ -42,13 +42,13 @@ export async function createEngine(
 /** Makes the client of an engine that is a server (every built-in key but `embedded`). */
 export function createServerEngine(key: string, settings: EngineSettings): InferenceEngine {
   const baseUrl = engineAddress(key, settings);
-  const textToolCalls = settings.textToolCalls ?? key !== 'openai';
   const http = {
+    ...(settings.textToolCalls === undefined ? {} : { textToolCalls: settings.textToolCalls }),
     ...(settings.toolCallFormat === undefined ? {} : { toolCallFormat: settings.toolCallFormat }),
     ...(settings.timeoutMs === undefined ? {} : { timeoutMs: settings.timeoutMs }),
     ...(settings.requestLog === undefined ? {} : { onRequest: settings.requestLog }),
   };
-  if (key === 'ollama') return new OllamaEngine({ host: baseUrl, textToolCalls, ...http });
+  if (key === 'ollama') return new OllamaEngine({ host: baseUrl, ...http });
   if (key === 'openai' && settings.baseUrl === undefined && settings.hosts?.openai === undefined) {
     throw new JarvisError({
       code: 'invalid_argument',
@@ -62,7 +62,6 @@ export function createServerEngine(key: string, settings: EngineSettings): Infer
   return new OpenAICompatibleEngine({
     engineId: key,
     baseUrl,
-    textToolCalls,
     ...apiKeyFor(baseUrl, settings),
     ...http,
   });

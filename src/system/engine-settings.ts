@@ -34,7 +34,7 @@ export interface EngineSettings {
   readonly timeoutMs?: number;
   /** Receives every HTTP engine request as it finishes (for `--verbose`); entries hold no secrets. */
   readonly requestLog?: EngineRequestLogCallback;
-  /** Read tool calls that local models write as text (default on, except for `openai`). */
+  /** Read tool calls that models write as text (default on, except on OpenAI's own API: see OpenAICompatibleEngine). */
   readonly textToolCalls?: boolean;
   /** The format those calls are in (a `ToolCallFormat` name); default: chosen from the model's name. */
   readonly toolCallFormat?: string | undefined;

@@ -195,6 +195,30 @@ describe('jarvis ask answers', { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(second?.messages.find((message) => message.role === 'tool')?.content).toMatch(/^51/);
   });
 
+  it.concurrent('runs a call that a local model writes as text (Qwen3-Coder XML) behind --engine openai --base-url', async () => {
+    const call =
+      '<tool_call>\n<function=calculator>\n<parameter=expression>\n340*0.15\n</parameter>\n</function>\n</tool_call>';
+    const server = await startServer({
+      script: [{ content: `Let me work that out.\n${call}` }, { content: '15% of 340 is 51.' }],
+    });
+    const run = await ask(server, [
+      '--model',
+      'qwen3-coder-30b-a3b',
+      '--agent',
+      'orchestrator',
+      '--tools',
+      'calculator',
+      'What is 15% of 340?',
+    ]);
+    expect(run.stderr).toMatch(/^→ calculator \{"expression":"340\*0\.15"\}\n✓ calculator/);
+    // The markup never reaches the user: the text before it streams, the call runs, the answer follows.
+    expect(run.stdout).toBe('Let me work that out.\n15% of 340 is 51.\n');
+    expect(run.code).toBe(0);
+    server.assertAllRepliesConsumed();
+    const second = bodyOf(modelRequests(server)[1]);
+    expect(second.messages.find((message) => message.role === 'tool')?.content).toMatch(/^51/);
+  });
+
   it.concurrent('answers a plain question with the default agent', async () => {
     const server = await startServer({ script: [{ content: 'The capital of France is Paris.' }] });
     const run = await ask(server, ['What is the capital of France?']);

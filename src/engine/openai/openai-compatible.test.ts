@@ -25,6 +25,7 @@ import {
   turns,
 } from '../engine-test-support.case.test.js';
 import {
+  isOpenAIsOwnApi,
   OPENAI_COMPATIBLE_DEFAULT_BASE_URLS,
   OpenAICompatibleEngine,
   type OpenAICompatibleEngineOptions,
@@ -218,7 +219,7 @@ describe('OpenAICompatibleEngine answers', () => {
     });
   });
 
-  it('reads tool calls written as text only when textToolCalls is on (default for local servers) and the tool was offered', async () => {
+  it('reads tool calls written as text only when textToolCalls is on (default but on OpenAI itself) and the tool was offered', async () => {
     const content =
       '<tool_call>{"name": "calculator", "arguments": {"expression": "2+2"}}</tool_call>';
     const script: ScriptedReply[] = [{ content }, { content }, { content }];
@@ -242,14 +243,33 @@ describe('OpenAICompatibleEngine answers', () => {
     expect(
       (await switchedOff.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
     ).toEqual([]);
-    const { engine: hosted } = await setup({ script: [{ content }] }, { engineId: 'openai' });
+    // `openai` with a base URL is any OpenAI-compatible server: a local model there may write its calls as text.
+    const { engine: compatible } = await setup({ script: [{ content }] }, { engineId: 'openai' });
     expect(
-      (await hosted.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
-    ).toEqual([]);
+      (await compatible.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
+    ).toHaveLength(1);
     const { engine: local } = await setup({ script: [{ content }] }, { engineId: 'llamacpp' });
     expect(
       (await local.generate(QUESTION, { model: MODEL, tools: [CALCULATOR] })).toolCalls,
     ).toHaveLength(1);
+  });
+
+  it("knows OpenAI's own API (whose models never write calls as text) by its address", () => {
+    for (const address of [
+      'https://api.openai.com/v1',
+      'https://API.OpenAI.com.',
+      'https://my-team.openai.azure.com/openai/deployments/x',
+    ]) {
+      expect(isOpenAIsOwnApi(address), address).toBe(true);
+    }
+    for (const address of [
+      'http://127.0.0.1:8000/v1',
+      'https://api.openai.com.evil.example/v1',
+      'https://openrouter.ai/api/v1',
+      'not a url',
+    ]) {
+      expect(isOpenAIsOwnApi(address), address).toBe(false);
+    }
   });
 
   it('reads the configured tool-call format first (toolCallFormat), and refuses an unknown one', async () => {

@@ -20,8 +20,9 @@ export interface OpenAICompatibleEngineOptions extends HttpEngineOptions {
   /** Sent as `Authorization: Bearer <apiKey>`. */
   readonly apiKey?: string;
   /**
-   * Also read tool calls that the model wrote into its text (for servers without a tool-call parser). Default:
-   * on for the local servers (`vllm`, `llamacpp`, `sglang`, `lmstudio`), off for `openai`.
+   * Also read tool calls that the model wrote into its text (for servers without a tool-call parser). Default: on,
+   * except for OpenAI's own API (`api.openai.com`, Azure OpenAI), whose models call tools natively only; a
+   * `toolCallFormat` turns it on there too.
    */
   readonly textToolCalls?: boolean;
   /**
@@ -42,16 +43,33 @@ export class OpenAICompatibleEngine extends HttpChatEngine {
     const engineId = options.engineId ?? 'openai';
     const apiKey = options.apiKey;
     const sentApiKey = apiKey !== undefined && apiKey !== '';
+    // The server's address, without `/v1`.
+    const baseUrl = resolveBaseUrl(engineId, options.baseUrl);
     super({
       ...options,
       engineId,
-      // The server's address, without `/v1`.
-      baseUrl: resolveBaseUrl(engineId, options.baseUrl),
+      baseUrl,
       dialect: new OpenAIDialect({ streamUsage: options.streamUsage ?? true, sentApiKey }),
-      textToolCalls: options.textToolCalls ?? engineId !== 'openai',
+      textToolCalls:
+        options.textToolCalls ??
+        (options.toolCallFormat !== undefined || !isOpenAIsOwnApi(baseUrl)),
       headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...options.headers },
       secrets: [apiKey],
     });
+  }
+}
+
+/**
+ * Whether `baseUrl` is OpenAI's own API (or Azure OpenAI): its models call tools natively and never in their text,
+ * so reading text there could only mistake an answer that shows a call's syntax for a call. Every other server
+ * (vLLM, llama.cpp, LM Studio, a hosted Qwen or DeepSeek) may run a model that writes its calls as text.
+ */
+export function isOpenAIsOwnApi(baseUrl: string): boolean {
+  try {
+    const host = new URL(baseUrl).hostname.toLowerCase().replace(/\.$/, '');
+    return host === 'api.openai.com' || host.endsWith('.openai.azure.com');
+  } catch {
+    return false;
   }
 }
 
