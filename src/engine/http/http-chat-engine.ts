@@ -16,6 +16,7 @@ import {
   withTimeToFirstChunk,
 } from '../wire/engine-results.js';
 import {
+  chooseToolCallFormats,
   configuredToolCallFormats,
   describeToolCallFormatChoice,
   type ToolCallFormatChoice,
@@ -176,7 +177,9 @@ export class HttpChatEngine implements InferenceEngine {
   /** The call with its tools in the prompt, in the syntax of the model's family when that is known. */
   async #asText(messages: readonly Message[], options: GenerateOptions): Promise<TextToolCall> {
     const choice = await this.#formatChoice(options, textToolSet(options, true));
-    return this.#toolsAsText.rewrite(messages, options, choice?.primary);
+    // No evidence from the server (an OpenAI-compatible one has no /api/show): the model's name may still tell.
+    const primary = choice?.primary ?? chooseToolCallFormats({ model: options.model }).primary;
+    return this.#toolsAsText.rewrite(messages, options, primary);
   }
 
   /** One request for the whole answer; `read` holds the tools whose calls are looked for in its text. */

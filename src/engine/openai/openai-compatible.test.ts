@@ -642,6 +642,36 @@ describe('OpenAICompatibleEngine: a server that takes no tools', () => {
     expect(retried.messages[0]?.content).toContain('<tool_call>');
   });
 
+  it('tells a model whose format is always read (Qwen3-Coder, GPT-OSS) its own syntax, known from its name', async () => {
+    const refusal = {
+      fault: 'status' as const,
+      status: 400,
+      body: { error: { message: 'tools param requires --jinja flag' } },
+    };
+    const cases = [
+      {
+        model: 'qwen3-coder-30b-a3b',
+        told: '<function=calculator>',
+        call: '<tool_call>\n<function=calculator>\n<parameter=expression>\n2+2\n</parameter>\n</function>\n</tool_call>',
+      },
+      {
+        model: 'gpt-oss-20b',
+        told: 'to=functions.calculator',
+        call: '<|start|>assistant<|channel|>commentary to=functions.calculator <|constrain|>json<|message|>{"expression": "2+2"}<|call|>',
+      },
+    ];
+    for (const { model, told, call } of cases) {
+      const { engine, server } = await setup({ script: [refusal, { content: call }] });
+      const result = await engine.generate(QUESTION, { model, tools: [CALCULATOR] });
+      expect(result.toolCalls, model).toEqual([
+        { id: expect.any(String), name: 'calculator', arguments: '{"expression":"2+2"}' },
+      ]);
+      const retried = server.requests[1]?.body as { messages: { content: string }[] };
+      expect(retried.messages[0]?.content, model).toContain(told);
+      expect(retried.messages[0]?.content, model).not.toContain('<tool_call>\n{');
+    }
+  });
+
   it('keeps any other 400 an error, without a second request', async () => {
     const { engine, server } = await setup({
       script: [{ fault: 'status', status: 400, body: { error: { message: 'context too long' } } }],

@@ -105,6 +105,38 @@ describe('toolCallFormatsForTemplate', () => {
     expect(chooseToolCallFormats({ template: plain, model: 'x' }).source).toBe('name');
   });
 
+  it('names the format a model is asked to write from its name when nothing better is known, and reads the same formats', () => {
+    const cases: [string, string | undefined][] = [
+      ['qwen3-coder-30b-a3b-instruct', 'qwen3-coder'],
+      ['Qwen/Qwen3-Coder-480B', 'qwen3-coder'],
+      ['glm-4.6', 'glm-4.5'],
+      ['zai-org/GLM-4.5-Air', 'glm-4.5'],
+      ['deepseek-v3.2-exp', 'deepseek-v3.2'],
+      ['deepseek-ai/DeepSeek-V3.1', 'deepseek-v3.1'],
+      ['deepseek-r1:14b', 'deepseek-v3'],
+      ['kimi-k2-instruct', 'kimi-k2'],
+      ['gpt-oss:20b', 'gpt-oss'],
+      ['command-r7b', 'command-r7b'],
+      ['MiniMax-M2', 'minimax'],
+      ['Seed-OSS-36B', 'seed-oss'],
+      ['LFM2-1.2B', 'lfm2'],
+      ['llama-4-scout', 'llama4'],
+      ['functionary-small-v3.2', 'functionary-v3.2'],
+      ['qwen3:8b', undefined],
+      ['my-model', undefined],
+    ];
+    for (const [model, format] of cases) {
+      const chosen = chooseToolCallFormats({ model });
+      expect(chosen.primary?.name, model).toBe(format);
+      expect(chosen.formats, model).toBe(toolCallFormatsFor(model));
+    }
+    // A template's evidence still wins over the name.
+    const glm = TEMPLATES.find(([format]) => format === 'glm-4.5')?.[1] ?? '';
+    expect(chooseToolCallFormats({ template: glm, model: 'qwen3-coder' }).primary?.name).toBe(
+      'glm-4.5',
+    );
+  });
+
   it('chooses an ambiguous format only on evidence: the template or the name', () => {
     const ambiguous = ['functionary-v3.2', 'functionary-v3.1', 'hermes', 'qwen2.5-coder', 'xlam'];
     const unknown = toolCallFormatsForTemplate('{{ .Prompt }}', 'my-model').map((f) => f.name);

@@ -136,8 +136,41 @@ export function chooseToolCallFormats(evidence: ModelEvidence): ToolCallFormatCh
     const fromFamily = Object.hasOwn(FAMILY_FORMATS, key) ? FAMILY_FORMATS[key] : undefined;
     if (fromFamily !== undefined) return choice(fromFamily, byName, 'family');
   }
-  const named = byName.length > UNAMBIGUOUS_FORMATS.length ? byName[0] : undefined;
+  const named =
+    byName.length > UNAMBIGUOUS_FORMATS.length ? byName[0] : familyNamedBy(evidence.model);
   return { formats: byName, source: 'name', primary: named };
+}
+
+/**
+ * Model names that tell the family of a model whose format is read anyway (its markers are unambiguous): the
+ * format it is asked to write when tools go into its prompt. Most specific first (DeepSeek V3.2 before V3).
+ */
+const FAMILY_NAMES: readonly { readonly model: RegExp; readonly format: string }[] = [
+  { model: /qwen3[._-]?coder/i, format: 'qwen3-coder' },
+  { model: /glm[._-]?4\.[5-9]/i, format: 'glm-4.5' },
+  { model: /minimax[._-]?m/i, format: 'minimax' },
+  { model: /seed[._-]?oss/i, format: 'seed-oss' },
+  { model: /deepseek[._-]?v3\.2/i, format: 'deepseek-v3.2' },
+  { model: /deepseek[._-]?v3\.1/i, format: 'deepseek-v3.1' },
+  { model: /deepseek[._-]?(?:v3|r1)/i, format: 'deepseek-v3' },
+  { model: /kimi[._-]?k2/i, format: 'kimi-k2' },
+  { model: /lfm[._-]?2/i, format: 'lfm2' },
+  { model: /llama[._-]?4/i, format: 'llama4' },
+  { model: /gpt[._-]?oss/i, format: 'gpt-oss' },
+  { model: /command[._-]?(?:r7b|a\b)/i, format: 'command-r7b' },
+  { model: /nemotron/i, format: 'nemotron' },
+  { model: /jamba/i, format: 'jamba' },
+  { model: /hunyuan/i, format: 'hunyuan-a13b' },
+  { model: /apertus/i, format: 'apertus' },
+  { model: /internlm[._-]?2/i, format: 'internlm2' },
+  { model: /granite[._-]?20b[._-]?(?:fc|function)/i, format: 'granite-20b-fc' },
+];
+
+/** The format the family named in `model` writes, when its name tells (see `FAMILY_NAMES`). */
+function familyNamedBy(model: string | undefined): ToolCallFormat | undefined {
+  if (model === undefined) return undefined;
+  const rule = FAMILY_NAMES.find((entry) => entry.model.test(model));
+  return rule === undefined ? undefined : TOOL_CALL_FORMATS.find((f) => f.name === rule.format);
 }
 
 /** The formats the configuration names (`tool_call_format`), as a choice; throws on an unknown name. */
