@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createAnyFinder,
   createFenceTracker,
+  createFinder,
   createMarkerIndex,
   indexMarkers,
   joinPieces,
@@ -121,6 +122,30 @@ describe('createAnyFinder', () => {
               (at) => at !== -1,
             );
             expect(find(from), `${text} @${from}`).toBe(hits.length === 0 ? -1 : Math.min(...hits));
+          }
+        },
+      ),
+      { numRuns: 500, seed: 16 },
+    );
+  });
+});
+
+describe('createFinder', () => {
+  it('finds the next hit as indexOf does, given the first hit or not (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('<|', '<', '|', 'a', ' '), { maxLength: 16 }),
+        fc.array(fc.nat(6), { maxLength: 8 }),
+        fc.boolean(),
+        (pieces, steps, given) => {
+          const text = pieces.join('');
+          const find = given
+            ? createFinder(text, '<|', text.indexOf('<|'))
+            : createFinder(text, '<|');
+          let from = 0;
+          for (const step of steps) {
+            from += step;
+            expect(find(from), `${text} @${from}`).toBe(text.indexOf('<|', from));
           }
         },
       ),

@@ -12,10 +12,11 @@ const NOT_SEARCHED = -2;
 
 /**
  * A search for `needle` from positions that never move backwards; it remembers the last hit, so searching from
- * many positions for a needle that is far away (or absent) stays linear.
+ * many positions for a needle that is far away (or absent) stays linear. `firstHit` is `text.indexOf(needle)` when
+ * the caller has it already (the first search is then not run again).
  */
-export function createFinder(text: string, needle: string): Finder {
-  let hit = NOT_SEARCHED;
+export function createFinder(text: string, needle: string, firstHit = NOT_SEARCHED): Finder {
+  let hit = firstHit;
   return (from) => {
     hit = hitFrom(text, needle, hit, from);
     return hit;

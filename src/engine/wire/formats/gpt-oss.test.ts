@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createFinder } from '../text-scan.js';
 import { gptOssFormat, headerRecipient, isAnalysisHeader } from './gpt-oss.js';
 import type { OfferedToolSet } from './tool-call-format.js';
 
@@ -86,6 +87,20 @@ describe('gptOssFormat: harmony with its tokens', () => {
     ).toBeUndefined();
     expect(read(toolCall('delete_account', '{}'))).toBeUndefined();
     expect(read(toolCall('get_weather', '{"city": "Ba', ''))).toBeUndefined();
+  });
+
+  it('ends a body at its first token, not at a `<|` that is none', () => {
+    const body = '{"note": "a <|tag and <|constrain|> in a value", "city": "Oslo"}';
+    expect(read(toolCall('get_weather', body))?.calls).toEqual([
+      {
+        name: 'get_weather',
+        arguments: '{"note":"a <|tag and <|constrain|> in a value","city":"Oslo"}',
+      },
+    ]);
+    // An end token inside a value ends the body there: the JSON is cut and the call stays visible.
+    expect(read(toolCall('get_weather', '{"note": "<|end|>"}'))).toBeUndefined();
+    const reply = `<|x <|channel|>final<|message|>Sunny.<|x<|end|>${toolCall('get_weather', '{"city": "Oslo"}')}`;
+    expect(read(reply)?.content).toBe('<|x\nSunny.<|x');
   });
 
   it('does not read the format explained in a code fence', () => {
@@ -198,6 +213,13 @@ describe('gpt-oss headers', () => {
       fc.property(fc.array(piece, { maxLength: 10 }), (pieces) => {
         const header = pieces.join('');
         expect(headerRecipient(header)).toBe(recipient.exec(header)?.[1]);
+        // Read inside a reply (the header between other text), each `to=` from a finder as the reader does.
+        const reply = `to=x ${header}to=y`;
+        const end = 5 + header.length;
+        expect(headerRecipient(reply, 5, end)).toBe(recipient.exec(header)?.[1]);
+        expect(headerRecipient(reply, 5, end, createFinder(reply, 'to='))).toBe(
+          recipient.exec(header)?.[1],
+        );
         expect(isAnalysisHeader(header)).toBe(channel.exec(header)?.[0] === 'analysis');
       }),
       { numRuns: 3000, seed: 16 },
@@ -252,6 +274,8 @@ describe('gptOssFormat: robustness', () => {
       `${'to='.repeat(60_000)}<|message|>`,
       `${'analysis'.repeat(25_000)}<|message|>{}`,
       `${'<|start|>'.repeat(20_000)}<|message|>`,
+      `${toolCall('get_weather', `{"a": "${'<|x'.repeat(60_000)}`)}`,
+      `${'<|x'.repeat(60_000)}<|channel|>final<|message|>${'<|x'.repeat(60_000)}<|end|>`,
     ];
     for (const input of inputs) {
       const started = performance.now();

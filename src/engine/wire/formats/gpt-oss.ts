@@ -23,6 +23,12 @@ const START = '<|start|>';
 const CHANNEL = '<|channel|>';
 const MESSAGE = '<|message|>';
 const END_TOKENS = ['<|end|>', '<|call|>', '<|return|>'] as const;
+/**
+ * The tokens that end a message's body (all start with `<|`): its end tokens, `<|call|>` (a call's) first, and
+ * those of a next header.
+ */
+const BODY_STOPS = ['<|call|>', '<|end|>', '<|return|>', MESSAGE, START, CHANNEL] as const;
+const TOKEN_START = '<|';
 const RECIPIENT = 'to=';
 const FUNCTIONS = 'functions.';
 /** A header longer than this is not one (headers are a channel, a recipient and a constraint). */
@@ -39,7 +45,8 @@ export const gptOssFormat: ToolCallFormat = {
   markers: [CHANNEL, START, `${RECIPIENT}${FUNCTIONS}`],
   read(reply, tools) {
     try {
-      return reply.includes(MESSAGE) ? readMessages(reply, tools) : readStripped(reply, tools);
+      const message = reply.indexOf(MESSAGE);
+      return message === -1 ? readStripped(reply, tools) : readMessages(reply, message, tools);
     } catch {
       // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
       return undefined;
@@ -47,7 +54,8 @@ export const gptOssFormat: ToolCallFormat = {
   },
   visibleText(reply) {
     try {
-      return reply.includes(MESSAGE) ? visibleMessages(reply) : visibleStripped(reply);
+      const message = reply.indexOf(MESSAGE);
+      return message === -1 ? visibleStripped(reply) : visibleMessages(reply, message);
     } catch {
       return undefined;
     }
@@ -60,7 +68,8 @@ interface Finders {
   readonly message: Finder;
   readonly start: Finder;
   readonly channel: Finder;
-  readonly end: Finder;
+  /** The next `<|`: the end tokens `take` looks for are found among its hits. */
+  readonly token: Finder;
   readonly recipient: Finder;
 }
 
@@ -74,12 +83,17 @@ interface Reading {
 // ---------------------------------------------------------------------------------------------------------
 // With the special tokens
 
-function readMessages(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
+/** Reads a reply whose first `<|message|>` stands at `firstMessage`. */
+function readMessages(
+  reply: string,
+  firstMessage: number,
+  tools: OfferedToolSet,
+): ReadToolCalls | undefined {
   const finders: Finders = {
-    message: createFinder(reply, MESSAGE),
+    message: createFinder(reply, MESSAGE, firstMessage),
     start: createFinder(reply, START),
     channel: createFinder(reply, CHANNEL),
-    end: createAnyFinder(reply, END_TOKENS),
+    token: createFinder(reply, TOKEN_START),
     recipient: createFinder(reply, RECIPIENT),
   };
   const fence = createFenceTracker(reply);
@@ -112,20 +126,21 @@ function readMessage(
   reading: Reading,
   finders: Finders,
 ): number {
-  const text = reply.slice(header, message);
   const bodyStart = message + MESSAGE.length;
-  const recipient = headerRecipient(text);
-  const isAnalysis = isAnalysisHeader(text);
+  // The recipient is read in the reply itself, each `to=` given by the recipient finder (which has searched from
+  // before the header already): no header text is searched again, and a header without a `to=` costs no search.
+  const recipient = headerRecipient(reply, header, message, finders.recipient);
   if (recipient === undefined) {
-    reading.owner = isAnalysis ? 'reasoning' : 'content';
+    reading.owner = isAnalysisHeader(reply.slice(header, message)) ? 'reasoning' : 'content';
     return bodyStart;
   }
   reading.owner = 'content';
-  const limit = bodyLimit(reply, bodyStart, finders);
+  const limit = bodyLimit(reply, bodyStart);
   const read = readArguments(reply, bodyStart, limit, nameOf(recipient, tools));
   if (read.call === undefined) {
     // A call that does not read stays visible, unless it was reasoning (a built-in tool in `analysis`).
-    if (!isAnalysis) addContent(reading, reply.slice(header, limit));
+    if (!isAnalysisHeader(reply.slice(header, message)))
+      addContent(reading, reply.slice(header, limit));
     return limit;
   }
   reading.calls.push(read.call);
@@ -133,16 +148,22 @@ function readMessage(
 }
 
 /**
- * The recipient in a header: what `/to=([^\s<{]{1,256})/` captures, found with `indexOf` and a look at each of its
- * characters (a match array made per header cost more than reading the header).
+ * The recipient in the header `text[from, limit)`: what `/to=([^\s<{]{1,256})/` captures there, found with `next`
+ * (the next `to=` in `text`: `indexOf` unless given) and a look at each of its characters (a match array made per
+ * header cost more than reading the header).
  */
-export function headerRecipient(header: string): string | undefined {
-  for (let at = header.indexOf(RECIPIENT); at !== -1; at = header.indexOf(RECIPIENT, at + 1)) {
-    const from = at + RECIPIENT.length;
-    const bound = Math.min(header.length, from + MAX_RECIPIENT);
-    let end = from;
-    while (end < bound && !isRecipientStop(header.charCodeAt(end))) end += 1;
-    if (end > from) return header.slice(from, end);
+export function headerRecipient(
+  text: string,
+  from = 0,
+  limit = text.length,
+  next: Finder = (index) => text.indexOf(RECIPIENT, index),
+): string | undefined {
+  for (let at = next(from); at !== -1 && at <= limit - RECIPIENT.length; at = next(at + 1)) {
+    const start = at + RECIPIENT.length;
+    const bound = Math.min(limit, start + MAX_RECIPIENT);
+    let end = start;
+    while (end < bound && !isRecipientStop(text.charCodeAt(end))) end += 1;
+    if (end > start) return text.slice(start, end);
   }
   return undefined;
 }
@@ -170,10 +191,18 @@ export function isAnalysisHeader(header: string): boolean {
 /** Hands `reply[from, to)` to its owner; an end token in it closes the message (what follows is plain text). */
 function take(reply: string, from: number, to: number, reading: Reading, finders: Finders): void {
   let cursor = from;
-  for (let end = finders.end(cursor); end !== -1 && end < to; end = finders.end(cursor)) {
-    if (reading.owner === 'content') addContent(reading, reply.slice(cursor, end));
-    reading.owner = 'content';
-    cursor = end + (tagAt(reply, END_TOKENS, end) ?? '').length;
+  // The end tokens are found among the `<|` before `to`, and no search starts at or past `to`: none runs on past the
+  // region for a token it lacks.
+  let at = from < to ? finders.token(from) : -1;
+  while (at !== -1 && at < to) {
+    const end = tagAt(reply, END_TOKENS, at);
+    if (end !== undefined) {
+      if (reading.owner === 'content') addContent(reading, reply.slice(cursor, at));
+      reading.owner = 'content';
+      cursor = at + end.length;
+    }
+    const next = end === undefined ? at + 1 : cursor;
+    at = next < to ? finders.token(next) : -1;
   }
   if (reading.owner === 'content' && cursor < to) addContent(reading, reply.slice(cursor, to));
 }
@@ -206,7 +235,9 @@ function headerStart(
   const channel = finders.channel(from);
   if (inRegion(channel)) consider(channel);
   const recipient = finders.recipient(from);
-  if (inRegion(recipient)) {
+  // A header token before the recipient starts the header: no channel word can start before it, as the stretch from
+  // such a word to the recipient holds letters and white space only.
+  if (inRegion(recipient) && (first === -1 || recipient < first)) {
     const word = channelWordBefore(reply, lowest, recipient);
     RECIPIENT_FIRST.lastIndex = recipient;
     if (word !== undefined) consider(word);
@@ -239,18 +270,16 @@ function channelWordEndingAt(reply: string, lowest: number, end: number): string
 
 const CHANNEL_WORDS_BY_LOOKUP = ['commentary', 'analysis', 'final'] as const;
 
-/** A call body runs to the first end token or the next header token (`<|call|>` is a stop token, often cut). */
-function bodyLimit(reply: string, bodyStart: number, finders: Finders): number {
-  let limit = reply.length;
-  for (const stop of [
-    finders.end(bodyStart),
-    finders.message(bodyStart),
-    finders.start(bodyStart),
-    finders.channel(bodyStart),
-  ]) {
-    if (stop !== -1 && stop < limit) limit = stop;
-  }
-  return limit;
+/**
+ * A call body runs to the first end token or the next header token (`<|call|>` is a stop token, often cut), found
+ * among the `<|` that follow it: the text past that token is not searched for each token it lacks. Bodies do not
+ * overlap (the next message starts at or after this token), so each `<|` is looked at once.
+ */
+function bodyLimit(reply: string, bodyStart: number): number {
+  let at = reply.indexOf(TOKEN_START, bodyStart);
+  while (at !== -1 && tagAt(reply, BODY_STOPS, at) === undefined)
+    at = reply.indexOf(TOKEN_START, at + 1);
+  return at === -1 ? reply.length : at;
 }
 
 /** The JSON object arguments at `start` for the tool `name` (undefined: not offered); an end token may follow. */
@@ -362,8 +391,8 @@ const CHANNEL_WORD = /<\|channel\|>\s*([a-z]+)/;
  * messages are the content, the `analysis` bodies the reasoning; a message to a recipient (a call that did not
  * read) stays in the content as written. A `<|message|>` with no header before it leaves the reply as written.
  */
-function visibleMessages(reply: string): VisibleText | undefined {
-  const nextMessage = createFinder(reply, MESSAGE);
+function visibleMessages(reply: string, firstMessage: number): VisibleText | undefined {
+  const nextMessage = createFinder(reply, MESSAGE, firstMessage);
   const nextHeader = createAnyFinder(reply, HEADER_TOKENS);
   const nextStop = createAnyFinder(reply, [...END_TOKENS, ...HEADER_TOKENS]);
   const content: string[] = [];
