@@ -8,6 +8,7 @@ import {
   indexMarkers,
   joinPieces,
   joinRanges,
+  TagPlaces,
   tagAt,
 } from './text-scan.js';
 
@@ -146,6 +147,36 @@ describe('createFinder', () => {
           for (const step of steps) {
             from += step;
             expect(find(from), `${text} @${from}`).toBe(text.indexOf('<|', from));
+          }
+        },
+      ),
+      { numRuns: 500, seed: 16 },
+    );
+  });
+});
+
+describe('TagPlaces', () => {
+  it('answers as a finder over the places added, and tells where the tag found ends (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(5), fc.nat(4)), { maxLength: 12 }),
+        fc.array(fc.nat(6), { maxLength: 12 }),
+        (gaps, steps) => {
+          const places = new TagPlaces();
+          const tags: [number, number][] = [];
+          let at = 0;
+          for (const [gap, length] of gaps) {
+            const start = at + gap;
+            tags.push([start, start + 1 + length]);
+            places.add(start, start + 1 + length);
+            at = start + 1 + length;
+          }
+          let from = 0;
+          for (const step of steps) {
+            from += step;
+            const expected = tags.find(([start]) => start >= from);
+            expect(places.find(from)).toBe(expected === undefined ? -1 : expected[0]);
+            if (expected !== undefined) expect(places.foundEnd()).toBe(expected[1]);
           }
         },
       ),

@@ -24,6 +24,37 @@ export function createFinder(text: string, needle: string, firstHit = NOT_SEARCH
 }
 
 /**
+ * The tags of one kind in a reply, found in advance, in order, each with where it ends: a forward-only search
+ * over them (answering as `createFinder`'s would), which also tells where the tag it found last ends, so that no
+ * tag found in advance is looked at again.
+ */
+export class TagPlaces {
+  /** Each tag's start and end, in turn; made with the first tag (mostly one or none). */
+  private places: number[] | undefined;
+  /** The index in `places` of the first tag not behind the last search. */
+  private next = 0;
+
+  /** Adds the tag from `start` to `end` (after every tag added so far). */
+  add(start: number, end: number): void {
+    if (this.places === undefined) this.places = [start, end];
+    else this.places.push(start, end);
+  }
+
+  /** Where the first tag at or after `from` starts, or -1. */
+  find(from: number): number {
+    const { places } = this;
+    if (places === undefined) return -1;
+    while (this.next < places.length && (places[this.next] as number) < from) this.next += 2;
+    return this.next < places.length ? (places[this.next] as number) : -1;
+  }
+
+  /** Where the tag that `find` found last ends. */
+  foundEnd(): number {
+    return (this.places as number[])[this.next + 1] as number;
+  }
+}
+
+/**
  * The next hit of `needle` at or after `from`, given the last hit found (-1: none left, `NOT_SEARCHED`): searches
  * again only when the last hit lies behind `from`. The memory of every forward-only search here.
  */

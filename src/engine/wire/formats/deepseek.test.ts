@@ -95,12 +95,28 @@ describe('deepseekV3Format (R1 / V3)', () => {
   });
 
   it('reads the section opener variants llama.cpp meets (R1 distills)', () => {
-    for (const opener of ['<｜tool_calls_begin｜>', '<｜tool calls begin｜>', '<｜tool▁calls｜>']) {
+    for (const opener of [
+      '<｜tool_calls_begin｜>',
+      '<｜tool calls begin｜>',
+      '<｜tool\\_calls\\_begin｜>',
+      '<｜tool▁calls｜>',
+    ]) {
       const reply = `${opener}${v3('get_weather', '{"city": "Bern"}')}${CALLS_END}`;
       expect(read(reply)?.calls, opener).toEqual([
         { name: 'get_weather', arguments: '{"city":"Bern"}' },
       ]);
     }
+  });
+
+  it('reads sections opened by different spellings in one reply, each up to its own closer', () => {
+    const reply = `A <｜tool▁calls｜>${v3('get_weather', '{"city": "Bern"}')}${CALLS_END} B <｜tool calls begin｜>${v31('search', '{"query": "q"}')}${CALLS_END} C`;
+    expect(read(reply)).toEqual({
+      content: 'A B C',
+      calls: [
+        { name: 'get_weather', arguments: '{"city":"Bern"}' },
+        { name: 'search', arguments: '{"query":"q"}' },
+      ],
+    });
   });
 
   it('also reads the V3.1 shape written with the same tokens', () => {

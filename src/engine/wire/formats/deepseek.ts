@@ -1,13 +1,13 @@
 import { isPlainObject } from '../../../core/index.js';
 import { readLenientJson, readLenientJsonSpan } from '../lenient-json.js';
 import {
-  createAnyFinder,
   createFenceTracker,
   createFinder,
   cutBlocks,
   type Finder,
   indexOrLimit,
   skipSpace,
+  TagPlaces,
   tagAt,
 } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
@@ -106,20 +106,62 @@ interface Entry {
 }
 
 function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
-  const finders = {
-    sectionEnd: createFinder(reply, SECTION_END),
-    callBegin: createFinder(reply, CALL_BEGIN),
-    callEnd: createFinder(reply, CALL_END),
-    separator: createFinder(reply, SEPARATOR),
-  };
+  const tokens = sectionTokens(reply);
   const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
-    readSection(reply, start, limit, tools, finders);
-  return readMarkedBlocks(reply, SECTION_BEGIN, createAnyFinder(reply, SECTION_BEGIN), read);
+    readSection(reply, start, limit, tools, tokens);
+  return readMarkedBlocks(reply, tokens.begin, read);
 }
 
-type SectionFinders = Readonly<
-  Record<'sectionEnd' | 'callBegin' | 'callEnd' | 'separator', Finder>
+/** Where a reply's section tokens stand, by kind (`begin`: any spelling of `SECTION_BEGIN`). */
+type SectionTokens = Readonly<
+  Record<'begin' | 'sectionEnd' | 'callBegin' | 'callEnd' | 'separator', TagPlaces>
 >;
+
+/**
+ * Every section token of a reply, found in one pass: each starts with `<｜tool` (searched for), and one sticky
+ * pattern of them all tells which stands there, by its length (an opener's spellings are 14, 20 or 22 characters
+ * long, the other tokens 12, 17, 18 and 19). One search per token the reply holds replaces one search of the whole
+ * reply per spelling (five openers, most of them absent) and per other token, and no token found here is compared
+ * again (`startsWith` of a two-byte token compares it one character at a time, some 900 instructions).
+ */
+function sectionTokens(reply: string): SectionTokens {
+  const tokens = {
+    begin: new TagPlaces(),
+    sectionEnd: new TagPlaces(),
+    callBegin: new TagPlaces(),
+    callEnd: new TagPlaces(),
+    separator: new TagPlaces(),
+  };
+  for (let at = reply.indexOf(TOKEN_START); at !== -1; at = reply.indexOf(TOKEN_START, at + 1)) {
+    SECTION_TOKEN.lastIndex = at;
+    if (SECTION_TOKEN.test(reply))
+      sectionKind(tokens, SECTION_TOKEN.lastIndex - at).add(at, SECTION_TOKEN.lastIndex);
+  }
+  return tokens;
+}
+
+/** The kind of a section token `length` characters long (every opener spelling differs in length from the rest). */
+function sectionKind(tokens: SectionTokens, length: number): TagPlaces {
+  switch (length) {
+    case SECTION_END.length:
+      return tokens.sectionEnd;
+    case CALL_BEGIN.length:
+      return tokens.callBegin;
+    case CALL_END.length:
+      return tokens.callEnd;
+    case SEPARATOR.length:
+      return tokens.separator;
+    default:
+      return tokens.begin;
+  }
+}
+
+/** What every section token starts with. */
+const TOKEN_START = '<｜tool';
+
+/** Any of `SECTION_BEGIN`, `SECTION_END`, `CALL_BEGIN`, `CALL_END` and `SEPARATOR`. */
+const SECTION_TOKEN =
+  /<｜tool(?:▁calls▁begin|_calls_begin| calls begin|\\_calls\\_begin|▁calls|▁calls▁end|▁call▁begin|▁call▁end|▁sep)｜>/y;
 
 /** The entries after a section opener (from `start`, not past `limit`), up to `<｜tool▁calls▁end｜>`. */
 function readSection(
@@ -127,7 +169,7 @@ function readSection(
   start: number,
   limit: number,
   tools: OfferedToolSet,
-  finders: SectionFinders,
+  tokens: SectionTokens,
 ): Omit<Block, 'start'> | undefined {
   // Made with its first call (a first push would make room for sixteen).
   let calls: TextCall[] | undefined;
@@ -135,13 +177,13 @@ function readSection(
   let end = start;
   for (;;) {
     at = skipSpace(text, at, limit);
-    // The finders' kept hits tell a token at `at` (`startsWith` of a two-byte token costs some 900 instructions).
-    if (at < limit && finders.sectionEnd(at) === at) {
+    // The tokens found in advance tell one at `at` (`startsWith` of a two-byte token costs some 900 instructions).
+    if (at < limit && tokens.sectionEnd.find(at) === at) {
       end = skipEndOfSentence(text, at + SECTION_END.length, limit);
       break;
     }
     if (at >= limit) break;
-    const entry = readSectionEntry(text, at, limit, tools, finders);
+    const entry = readSectionEntry(text, at, limit, tools, tokens);
     if (entry === undefined) break;
     if (entry.call !== undefined) {
       if (calls === undefined) calls = [entry.call];
@@ -159,19 +201,19 @@ function readSectionEntry(
   start: number,
   limit: number,
   tools: OfferedToolSet,
-  finders: SectionFinders,
+  tokens: SectionTokens,
 ): Entry | undefined {
-  const at = finders.callBegin(start) === start ? start + CALL_BEGIN.length : start;
-  const close = indexOrLimit(finders.callEnd(at), limit);
+  const at = tokens.callBegin.find(start) === start ? start + CALL_BEGIN.length : start;
+  const close = indexOrLimit(tokens.callEnd.find(at), limit);
   const stop = Math.min(
     close,
-    indexOrLimit(finders.callBegin(at), limit),
-    indexOrLimit(finders.sectionEnd(at), limit),
+    indexOrLimit(tokens.callBegin.find(at), limit),
+    indexOrLimit(tokens.sectionEnd.find(at), limit),
   );
   const closed = close === stop && close < limit;
   const end = closed ? close + CALL_END.length : stop;
   if (stop === at && !closed) return undefined;
-  const separator = finders.separator(at);
+  const separator = tokens.separator.find(at);
   if (separator === -1 || separator >= stop)
     return closed ? { call: undefined, end, closed } : undefined;
   const call = readSectionCall(text, at, separator, stop, tools);
@@ -187,10 +229,13 @@ function readSectionCall(
   tools: OfferedToolSet,
 ): TextCall | undefined {
   const afterSeparator = separator + SEPARATOR.length;
-  const head = text.slice(start, separator).trim();
   const argsAt = skipSpace(text, afterSeparator, stop);
   const first = text.charAt(argsAt);
-  if (first === '{' || first === '[') return namedCall(head, text, argsAt, stop, tools, false);
+  // V3.1: the name before the separator, the JSON arguments after it.
+  if (first === '{' || first === '[') {
+    const name = text.slice(start, separator).trim();
+    return namedCall(name, text, argsAt, stop, tools, false);
+  }
   // V3 / R1: the type (`function`) before the separator, the name on the rest of the line, then a ```json fence.
   const lineEnd = lineEndBefore(text, afterSeparator, stop);
   if (lineEnd === -1) return undefined;
@@ -248,7 +293,8 @@ interface DsmlFinders {
   readonly reply: string;
   readonly dsml: TagFinders;
   bare: TagFinders | undefined;
-  readonly blockEnd: Finder;
+  /** The block closers (`DSML_END`), found in advance. */
+  readonly blockEnds: TagPlaces;
 }
 
 function tagFinders(reply: string, index: 0 | 1): TagFinders {
@@ -296,11 +342,11 @@ function readDsml(reply: string, tools: OfferedToolSet): ReadToolCalls | undefin
     reply,
     dsml: tagFinders(reply, 0),
     bare: undefined,
-    blockEnd: placesFinder(blockTags.ends),
+    blockEnds: blockTags.ends,
   };
   const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
     readDsmlBlock(reply, start, limit, tools, finders);
-  return readMarkedBlocks(reply, DSML_BEGIN, placesFinder(blockTags.begins), read);
+  return readMarkedBlocks(reply, blockTags.begins, read);
 }
 
 /** What every DSML block tag (each of `DSML_BEGIN` and `DSML_END`) ends with. */
@@ -311,13 +357,9 @@ const BLOCK_TAG_END = '_calls>';
  * a fast search even in the two-byte reply) instead of one search of the whole reply per spelling (six, most
  * absent). Each tag holds `_calls>` once, at its end, and at most one of them ends at a given place.
  */
-function dsmlBlockTags(reply: string): {
-  readonly begins: readonly number[];
-  readonly ends: readonly number[];
-} {
-  // Each list is made with its first place (a first push would make room for sixteen); mostly one or none.
-  let begins: number[] | undefined;
-  let ends: number[] | undefined;
+function dsmlBlockTags(reply: string): { readonly begins: TagPlaces; readonly ends: TagPlaces } {
+  const begins = new TagPlaces();
+  const ends = new TagPlaces();
   for (
     let at = reply.indexOf(BLOCK_TAG_END);
     at !== -1;
@@ -325,41 +367,33 @@ function dsmlBlockTags(reply: string): {
   ) {
     const end = at + BLOCK_TAG_END.length;
     const begin = tagEndingAt(reply, DSML_BEGIN, end);
-    if (begin !== -1) {
-      if (begins === undefined) begins = [begin];
-      else begins.push(begin);
-      continue;
+    if (begin !== -1) begins.add(begin, end);
+    else {
+      const close = tagEndingAt(reply, DSML_END, end);
+      if (close !== -1) ends.add(close, end);
     }
-    const close = tagEndingAt(reply, DSML_END, end);
-    if (close === -1) continue;
-    if (ends === undefined) ends = [close];
-    else ends.push(close);
   }
-  return { begins: begins ?? NO_PLACES, ends: ends ?? NO_PLACES };
+  return { begins, ends };
 }
 
-const NO_PLACES: readonly number[] = [];
-
-/** Where the first of `tags` that ends at `end` starts, or -1 (two characters looked at before `startsWith`). */
+/** Where the first of `tags` that ends at `end` starts, or -1 (two characters looked at before the whole tag). */
 function tagEndingAt(text: string, tags: readonly string[], end: number): number {
   for (const tag of tags) {
     const start = end - tag.length;
     if (start < 0 || text.charCodeAt(start + 1) !== tag.charCodeAt(1)) continue;
-    if (text.charCodeAt(start) === LESS_THAN && text.startsWith(tag, start)) return start;
+    if (text.charCodeAt(start) !== LESS_THAN) continue;
+    // The tags differ in length, so a block tag from `start` to `end` is this one. (A sticky pattern's test costs
+    // about a third of `startsWith`, which compares a two-byte tag one character at a time.)
+    BLOCK_TAG.lastIndex = start;
+    if (BLOCK_TAG.test(text) && BLOCK_TAG.lastIndex === end) return start;
   }
   return -1;
 }
 
-const LESS_THAN = 0x3c;
+/** Any of `DSML_BEGIN` and `DSML_END`. */
+const BLOCK_TAG = /<\/?(?:｜DSML｜function|｜DSML｜tool|function)_calls>/y;
 
-/** A forward-only search (as `createFinder`'s) over places found in advance, in order. */
-function placesFinder(places: readonly number[]): Finder {
-  let next = 0;
-  return (from) => {
-    while (next < places.length && (places[next] as number) < from) next += 1;
-    return next < places.length ? (places[next] as number) : -1;
-  };
-}
+const LESS_THAN = 0x3c;
 
 function readDsmlBlock(
   text: string,
@@ -374,12 +408,12 @@ function readDsmlBlock(
   let end = start;
   for (;;) {
     at = skipSpace(text, at, limit);
-    const closing = tagAt(text, DSML_END, at);
-    if (closing !== undefined && at + closing.length <= limit) {
-      end = skipEndOfSentence(text, at + closing.length, limit);
+    // The closers found in advance tell one at `at` (and where it ends) without comparing it again.
+    if (finders.blockEnds.find(at) === at && finders.blockEnds.foundEnd() <= limit) {
+      end = skipEndOfSentence(text, finders.blockEnds.foundEnd(), limit);
       break;
     }
-    if (at >= limit || tagAt(text, INVOKE_OPEN, at) === undefined) break;
+    if (at >= limit) break;
     const entry = readInvoke(text, at, limit, tools, finders);
     if (entry === undefined) break;
     if (entry.call !== undefined) {
@@ -394,7 +428,10 @@ function readDsmlBlock(
 
 const INVOKE_HEAD = /<(?:｜DSML｜)?invoke\s+name\s*=\s*"([^"<>\n]{1,256})"\s*>/y;
 
-/** `<｜DSML｜invoke name="x">` parameters or a JSON object `</｜DSML｜invoke>`. */
+/**
+ * `<｜DSML｜invoke name="x">` parameters or a JSON object `</｜DSML｜invoke>`; `undefined` when no invoke tag (or a
+ * bad entry that is not closed) stands at `start`.
+ */
 function readInvoke(
   text: string,
   start: number,
@@ -402,18 +439,20 @@ function readInvoke(
   tools: OfferedToolSet,
   finders: DsmlFinders,
 ): Entry | undefined {
+  INVOKE_HEAD.lastIndex = start;
+  const head = INVOKE_HEAD.exec(text);
+  // A head that matches starts with the tag, which is looked for by itself only when the head does not match.
+  if (head === null && tagAt(text, INVOKE_OPEN, start) === undefined) return undefined;
   const close = closingTag(text, start, start, limit, finders, 'invokeClose');
   const ownOpen = spelling(finders, isDsmlAt(text, start, 1));
   const stop = Math.min(
     close,
     indexOrLimit(ownOpen.invokeOpen(start + 1), limit),
-    indexOrLimit(finders.blockEnd(start), limit),
+    indexOrLimit(finders.blockEnds.find(start), limit),
   );
   const closed = close === stop && close < limit;
   // A closing tag found by either spelling's search stands at `close`: its spelling is told by one look.
   const end = closed ? close + INVOKE_CLOSE[isDsmlAt(text, close, 2) ? 0 : 1].length : stop;
-  INVOKE_HEAD.lastIndex = start;
-  const head = INVOKE_HEAD.exec(text);
   if (head === null || start + head[0].length > stop)
     return closed ? { call: undefined, end, closed } : undefined;
   const name = head[1] ?? '';
@@ -511,24 +550,22 @@ function propertiesOf(tools: OfferedToolSet, name: string): Record<string, unkno
 // Blocks, fences and text
 
 /**
- * Reads every block that starts with one of `markers` (`nextMarker` finds the nearest; a marker inside a ```
- * fence does not count) and cuts the blocks that hold calls out of the reply; the text around them is kept.
+ * Reads every block that starts with one of the `markers` found in advance (a marker inside a ``` fence does not
+ * count) and cuts the blocks that hold calls out of the reply; the text around them is kept.
  */
 function readMarkedBlocks(
   reply: string,
-  markers: readonly string[],
-  nextMarker: Finder,
+  markers: TagPlaces,
   read: (start: number, limit: number) => Omit<Block, 'start'> | undefined,
 ): ReadToolCalls | undefined {
   const fence = createFenceTracker(reply);
   // Made with its first block (a first push would make room for sixteen).
   let blocks: Block[] | undefined;
   for (let search = 0; ; ) {
-    const at = nextMarker(search);
+    const at = markers.find(search);
     if (at === -1) break;
-    const marker = tagAt(reply, markers, at) ?? '';
-    const start = at + marker.length;
-    const following = nextMarker(start);
+    const start = markers.foundEnd();
+    const following = markers.find(start);
     const block = fence.isInside(at)
       ? undefined
       : read(start, following === -1 ? reply.length : following);

@@ -68,6 +68,15 @@ describe('kimiK2Format', () => {
     ]);
   });
 
+  it('reads a section whose opener and closer differ in spelling', () => {
+    // The plural opener is as long as the argument token: both are told apart, and both spellings close.
+    const reply = `A ${SECTION}${call('functions.get_weather:0', '{"city": "Kobe"}')}<|tool_call_section_end|> B`;
+    expect(read(reply)).toEqual({
+      content: 'A B',
+      calls: [{ name: 'get_weather', arguments: '{"city":"Kobe"}', id: 'functions.get_weather:0' }],
+    });
+  });
+
   it('reads a call whose end tokens are missing at the end of the output', () => {
     expect(read(`${SECTION}${CALL}functions.get_weather:0${ARGS}{"city": "Kobe"}`)?.calls).toEqual([
       { name: 'get_weather', arguments: '{"city":"Kobe"}', id: 'functions.get_weather:0' },

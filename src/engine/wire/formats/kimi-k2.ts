@@ -1,15 +1,6 @@
 import { isPlainObject } from '../../../core/index.js';
 import { readLenientJsonSpan } from '../lenient-json.js';
-import {
-  createAnyFinder,
-  createFenceTracker,
-  createFinder,
-  cutBlocks,
-  type Finder,
-  indexOrLimit,
-  skipSpace,
-  tagAt,
-} from '../text-scan.js';
+import { createFenceTracker, cutBlocks, indexOrLimit, skipSpace, TagPlaces } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -54,25 +45,75 @@ interface Entry {
   readonly closed: boolean;
 }
 
-type Finders = Readonly<Record<'sectionEnd' | 'callBegin' | 'callEnd' | 'argumentBegin', Finder>>;
+/** Where a reply's tokens stand, by kind (`sectionBegin` and `sectionEnd`: either spelling). */
+type Tokens = Readonly<
+  Record<'sectionBegin' | 'sectionEnd' | 'callBegin' | 'callEnd' | 'argumentBegin', TagPlaces>
+>;
+
+/**
+ * Every token of a reply, found in one pass: each starts with `<|tool_call` (searched for), and one sticky pattern
+ * of them all tells which stands there. One search per token the reply holds replaces one search of the whole
+ * reply per token and spelling (the singular ones mostly absent), and no token found here is compared again.
+ */
+function tokensOf(reply: string): Tokens {
+  const tokens = {
+    sectionBegin: new TagPlaces(),
+    sectionEnd: new TagPlaces(),
+    callBegin: new TagPlaces(),
+    callEnd: new TagPlaces(),
+    argumentBegin: new TagPlaces(),
+  };
+  for (let at = reply.indexOf(TOKEN_START); at !== -1; at = reply.indexOf(TOKEN_START, at + 1)) {
+    TOKEN.lastIndex = at;
+    if (!TOKEN.test(reply)) continue;
+    kindOf(tokens, reply, at, TOKEN.lastIndex - at).add(at, TOKEN.lastIndex);
+  }
+  return tokens;
+}
+
+/** What every token starts with. */
+const TOKEN_START = '<|tool_call';
+
+/** Any of `SECTION_BEGIN`, `SECTION_END`, `CALL_BEGIN`, `ARGUMENT_BEGIN` and `CALL_END`. */
+const TOKEN =
+  /<\|tool_call(?:s_section_begin|_section_begin|s_section_end|_section_end|_begin|_argument_begin|_end)\|>/y;
+
+/**
+ * The kind of the token of `length` characters at `at`: the length tells all but the plural section opener from
+ * the argument opener (both 28 long), which part at the character after `<|tool_call` (`s` in the opener).
+ */
+function kindOf(tokens: Tokens, text: string, at: number, length: number): TagPlaces {
+  switch (length) {
+    case CALL_BEGIN.length:
+      return tokens.callBegin;
+    case CALL_END.length:
+      return tokens.callEnd;
+    case SECTION_END[0].length:
+    case SECTION_END[1].length:
+      return tokens.sectionEnd;
+    case SECTION_BEGIN[1].length:
+      return tokens.sectionBegin;
+    default:
+      return text.charCodeAt(at + TOKEN_START.length) === LETTER_S
+        ? tokens.sectionBegin
+        : tokens.argumentBegin;
+  }
+}
+
+const LETTER_S = 0x73;
 
 function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
-  const finders: Finders = {
-    sectionEnd: createAnyFinder(reply, SECTION_END),
-    callBegin: createFinder(reply, CALL_BEGIN),
-    callEnd: createFinder(reply, CALL_END),
-    argumentBegin: createFinder(reply, ARGUMENT_BEGIN),
-  };
-  const nextMarker = createAnyFinder(reply, SECTION_BEGIN);
+  const tokens = tokensOf(reply);
+  const openers = tokens.sectionBegin;
   const fence = createFenceTracker(reply);
   const blocks: Block[] = [];
   for (let search = 0; ; ) {
-    const at = nextMarker(search);
+    const at = openers.find(search);
     if (at === -1) break;
-    const start = at + (tagAt(reply, SECTION_BEGIN, at) ?? '').length;
-    const following = nextMarker(start);
+    const start = openers.foundEnd();
+    const following = openers.find(start);
     const limit = following === -1 ? reply.length : following;
-    const block = fence.isInside(at) ? undefined : readSection(reply, start, limit, tools, finders);
+    const block = fence.isInside(at) ? undefined : readSection(reply, start, limit, tools, tokens);
     search = block === undefined ? start : block.end;
     if (block === undefined) continue;
     blocks.push({ start: at, end: block.end, calls: block.calls });
@@ -86,21 +127,20 @@ function readSection(
   start: number,
   limit: number,
   tools: OfferedToolSet,
-  finders: Finders,
+  tokens: Tokens,
 ): Omit<Block, 'start'> | undefined {
   const calls: TextCall[] = [];
   let at = start;
   let end = start;
   for (;;) {
     at = skipSpace(text, at, limit);
-    const closing = tagAt(text, SECTION_END, at);
-    if (closing !== undefined && at + closing.length <= limit) {
-      end = at + closing.length;
+    // The tokens found in advance tell the one at `at`, cheaper than `startsWith` of a long token.
+    if (tokens.sectionEnd.find(at) === at && tokens.sectionEnd.foundEnd() <= limit) {
+      end = tokens.sectionEnd.foundEnd();
       break;
     }
-    // The finder's kept hit tells the token at `at`, cheaper than `startsWith` of a long token.
-    if (at >= limit || finders.callBegin(at) !== at) break;
-    const entry = readEntry(text, at + CALL_BEGIN.length, limit, tools, finders);
+    if (at >= limit || tokens.callBegin.find(at) !== at) break;
+    const entry = readEntry(text, at + CALL_BEGIN.length, limit, tools, tokens);
     if (entry.call !== undefined) calls.push(entry.call);
     if (entry.call !== undefined || entry.closed) end = entry.end;
     if (entry.call === undefined && !entry.closed) break;
@@ -115,17 +155,17 @@ function readEntry(
   start: number,
   limit: number,
   tools: OfferedToolSet,
-  finders: Finders,
+  tokens: Tokens,
 ): Entry {
-  const close = indexOrLimit(finders.callEnd(start), limit);
+  const close = indexOrLimit(tokens.callEnd.find(start), limit);
   const stop = Math.min(
     close,
-    indexOrLimit(finders.callBegin(start), limit),
-    indexOrLimit(finders.sectionEnd(start), limit),
+    indexOrLimit(tokens.callBegin.find(start), limit),
+    indexOrLimit(tokens.sectionEnd.find(start), limit),
   );
   const closed = close === stop && close < limit;
   const end = closed ? close + CALL_END.length : stop;
-  const argumentAt = finders.argumentBegin(start);
+  const argumentAt = tokens.argumentBegin.find(start);
   if (argumentAt === -1 || argumentAt >= stop) return { call: undefined, end, closed };
   const id = text.slice(start, argumentAt).trim();
   const name = nameOfId(id, tools);
