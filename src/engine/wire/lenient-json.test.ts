@@ -268,7 +268,7 @@ describe('jsonMembers / memberSpan / entrySpans', () => {
     expect(entrySpans(span('[7]'), 1)?.map((member) => slice(member.value))).toEqual(['7']);
   });
 
-  it('lastMemberGuess: from the first member written so to the object end; compactJsonText checks it', () => {
+  it('lastMemberGuess: from the first place the key is written to the object end; compactJsonText checks it', () => {
     const guess = (text: string) => slice(lastMemberGuess(span(text), 'arguments'));
     const guessed = (text: string) => lastMemberGuess(span(text), 'arguments') ?? span('');
     expect(guess('{"name": "f", "arguments": {"a": 1} }')).toBe('{"a": 1}');
@@ -285,6 +285,17 @@ describe('jsonMembers / memberSpan / entrySpans', () => {
       const value = (JSON.parse(text) as { arguments: unknown }).arguments;
       expect(compactJsonText(value, guessed(text)), text).toBeUndefined();
     }
+    // Found at any depth first, or inside a string (after an escaped quote): never the last member, so no compact
+    // text either.
+    expect(guess('{"x": {"arguments": 1}, "arguments": {"a": 1}}')).toBe(
+      '1}, "arguments": {"a": 1}',
+    );
+    const nested = '{"x": {"arguments": 1}, "arguments": {"a": 1}}';
+    const value0 = (JSON.parse(nested) as { arguments: unknown }).arguments;
+    expect(compactJsonText(value0, guessed(nested))).toBeUndefined();
+    // A key that ends with `\"arguments` is not the key: the last member here, it would give its value's text.
+    expect(guess('{"argument\\u0073": {"a": 1}, "x \\"arguments": {"b": 2}}')).toBeUndefined();
+    expect(guess('{"x": "say \\"arguments", "arguments": {}}')).toBe('{}');
     const text = '{"name": "f", "arguments": {"a": "x",\n "b": [1, 2]}}';
     const value = (JSON.parse(text) as { arguments: unknown }).arguments;
     expect(compactJsonText(value, guessed(text))).toBe(JSON.stringify(value));

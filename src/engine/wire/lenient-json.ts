@@ -464,6 +464,50 @@ export function readLenientJsonSpan(
   }
 }
 
+/**
+ * The strict JSON object or list that fills `[start, end)` (white space around it allowed), read by one
+ * `JSON.parse` with no scan for its end first: for a block whose end is known (an end marker), what
+ * `readLenientJsonSpan` from `start` reads when the block holds one strict value. Tried only when it will
+ * almost surely parse (a throw costs more than the parse): the value must open at `start`, close right before
+ * the space that ends the range, and pass `mayBeStrictJson`; one nested deeper than `readStrictJson` allows is
+ * left to it. `undefined` when it is not such a value (the caller reads it the usual way then).
+ */
+export function readWholeStrictJson(
+  text: string,
+  start: number,
+  end: number,
+): SpannedRead | undefined {
+  const open = text.charCodeAt(start);
+  let last = end;
+  while (last > start && isSpace(text.charCodeAt(last - 1))) last -= 1;
+  const close = text.charCodeAt(last - 1);
+  const closes =
+    (open === OPEN_BRACE && close === CLOSE_BRACE) ||
+    (open === OPEN_BRACKET && close === CLOSE_BRACKET);
+  if (!closes || last - start < 2 || !mayBeStrictJson(text, start, last)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(start, last));
+  } catch {
+    return undefined;
+  }
+  if (!nestsWithin(value, 1)) return undefined;
+  return { value, end: last, span: { text, start, end: last } };
+}
+
+/** Whether the objects and lists of a parsed value nest no deeper than `readStrictJson` reads (from `depth`). */
+function nestsWithin(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!nestsWithin(item, depth + 1)) return false;
+    return true;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) if (!nestsWithin(object[key], depth + 1)) return false;
+  return true;
+}
+
 /** One member of a strict JSON object or list: its key (`undefined` for a list entry) and its value's span. */
 export interface JsonMember {
   readonly key: string | undefined;
@@ -746,29 +790,31 @@ export function memberSpan(
 }
 
 /**
- * Where the value of `key` may stand in the strict JSON object at `span`, found without reading past it: from the
- * first member written `key` (an escaped spelling is not looked for) to the object's end. A guess for
- * `compactJsonText`, which only takes it when that value ends right where the object does: then it is the last
- * member, the one `JSON.parse` kept (a member after it, or a later duplicate, makes the guess fail: serialise).
+ * Where the value of `key` may stand in the strict JSON object at `span`, found by one search for `"key"` and a
+ * colon rather than a walk over the members before it: from the first place it is written so (at any depth; an
+ * escaped spelling is not looked for) to the object's end. A quote there that no backslash escapes opens a string
+ * (the span is strict JSON), so what is found is that key. A guess for `compactJsonText`, which only takes it when
+ * that value ends right where the object does: only the object's last member can (a nested value ends before the
+ * member holding it), and that member is the one `JSON.parse` kept for its key (another one after it, or a later
+ * duplicate, makes the guess fail: serialise).
  */
 export function lastMemberGuess(span: JsonSpan | undefined, key: string): JsonSpan | undefined {
   if (span === undefined) return undefined;
   const { text, start, end } = span;
   if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
-  let at = skipSpaceQuietly(text, start + 1, end);
-  while (at < end && text.charCodeAt(at) === QUOTE) {
-    const close = stringEnd(text, at + 1, end);
-    if (close === -1) return undefined;
-    const named = close - at - 1 === key.length && text.startsWith(key, at + 1);
-    at = skipSpaceQuietly(text, close + 1, end);
-    if (text.charCodeAt(at) !== COLON) return undefined;
-    at = skipSpaceQuietly(text, at + 1, end);
-    if (named) return { text, start: at, end: trimmedEnd(text, at, end - 1) };
-    const valueEnd = strictValueEnd(text, at, end);
-    if (valueEnd === -1) return undefined;
-    at = skipSpaceQuietly(text, valueEnd, end);
-    if (text.charCodeAt(at) !== COMMA) return undefined;
-    at = skipSpaceQuietly(text, at + 1, end);
+  // Searched in the span's own (copy-free) slice: a key written only with an escape is not searched for past it.
+  const inside = text.slice(start, end);
+  const quoted = `"${key}"`;
+  for (
+    let found = inside.indexOf(quoted);
+    found !== -1;
+    found = inside.indexOf(quoted, found + 1)
+  ) {
+    const at = start + found;
+    const colon = skipSpaceQuietly(text, at + quoted.length, end);
+    if (isEscaped(text, start, at) || text.charCodeAt(colon) !== COLON) continue;
+    const value = skipSpaceQuietly(text, colon + 1, end);
+    return { text, start: value, end: trimmedEnd(text, value, end - 1) };
   }
   return undefined;
 }

@@ -114,6 +114,19 @@ describe('extractTextToolCalls: Hermes / Qwen <tool_call> blocks', () => {
       call('think', '{}'),
     ]);
   });
+
+  it('reads a block of one JSON value whole, and one of several value by value, alike', () => {
+    const one = '{"name": "calculator", "arguments": {"expression": "2+2"}}';
+    expect(extract(`<tool_call>\n${one}\n</tool_call> after`)).toEqual({
+      content: 'after',
+      toolCalls: [call('calculator', TWO_PLUS_TWO)],
+    });
+    expect(extract(`<tool_call>\n${one}\n${one}\n</tool_call>`)?.toolCalls).toHaveLength(2);
+    expect(extract(`<tool_call>[${one}, {"name": "nope"}]</tool_call>`)).toBeUndefined();
+    expect(extract(`[TOOL_CALLS] [${one}]  `)?.toolCalls).toEqual([
+      call('calculator', TWO_PLUS_TWO),
+    ]);
+  });
 });
 
 describe('extractTextToolCalls: Llama 3.x', () => {

@@ -15,6 +15,7 @@ import {
   reach,
   readLenientJsonSpan,
   readValue,
+  readWholeStrictJson,
   resetReach,
   skipSpace,
 } from './lenient-json.js';
@@ -216,7 +217,10 @@ function extractMarked(text: string, format: MarkedFormat, offered: Offered): Fo
 function hermesReader(text: string, offered: Offered): MarkedReader {
   const nextClose = createFinder(text, HERMES_CLOSE);
   return (start, limit) => {
-    const sequence = readCallSequence(text, start, limit, offered, 'marked');
+    // The block mostly holds one JSON value, which then fills it up to its closing tag.
+    const first = nextClose(start);
+    const wholeEnd = first !== -1 && first + HERMES_CLOSE.length <= limit ? first : undefined;
+    const sequence = readCallSequence(text, start, limit, offered, 'marked', wholeEnd);
     if (sequence === undefined) return undefined;
     const close = nextClose(sequence.end);
     const closed = close !== -1 && close + HERMES_CLOSE.length <= limit;
@@ -227,7 +231,7 @@ function hermesReader(text: string, offered: Offered): MarkedReader {
 /** JSON values (or Llama's `name.call(a=1)`) separated by `;`, then an optional end-of-turn token. */
 function sequenceReader(text: string, offered: Offered): MarkedReader {
   return (start, limit) => {
-    const sequence = readCallSequence(text, start, limit, offered, 'marked');
+    const sequence = readCallSequence(text, start, limit, offered, 'marked', limit);
     if (sequence === undefined) return undefined;
     return { value: sequence.value, end: skipEndToken(text, sequence.end, limit) };
   };
@@ -364,6 +368,8 @@ function endTokenAt(text: string, at: number): boolean {
 
 const LESS_THAN = 0x3c;
 const GREATER_THAN = 0x3e;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 
 // ---------------------------------------------------------------------------------------------------------
 // Calls standing next to prose
@@ -604,14 +610,32 @@ const ARGUMENT_KEYS = ['arguments', 'parameters', 'tool_input', 'args', 'input']
  */
 type Place = 'marked' | 'whole' | 'prose';
 
-/** Reads calls until the text stops looking like one, skipping separators (`,`, `;`, fences) between them. */
+/**
+ * Reads calls until the text stops looking like one, skipping separators (`,`, `;`, fences) between them. When
+ * `wholeEnd` is given (where the block's text ends: its closing tag, or `limit`), a block that is one strict JSON
+ * value up to there is read by one `JSON.parse`, with no scan for the value's end first: what reading it value by
+ * value gives, as nothing but space follows the value and nothing after it reads as a call.
+ */
 function readCallSequence(
   text: string,
   start: number,
   limit: number,
   offered: Offered,
   place: Place,
+  wholeEnd?: number,
 ): Read<readonly Candidate[]> | undefined {
+  if (wholeEnd !== undefined) {
+    const index = skipSeparators(text, start, limit);
+    const first = text.charCodeAt(index);
+    const whole =
+      index < wholeEnd && (first === OPEN_BRACE || first === OPEN_BRACKET)
+        ? readWholeStrictJson(text, index, wholeEnd)
+        : undefined;
+    if (whole !== undefined) {
+      const calls = callsFromValue(whole.value, offered, place, whole.span);
+      return calls === undefined ? undefined : { value: calls, end: whole.end };
+    }
+  }
   const calls: Candidate[] = [];
   let end = start;
   for (;;) {

@@ -205,6 +205,28 @@ describe('format details', () => {
     ]);
   });
 
+  it('reads a block whole or value by value alike (end marker in a string, stray brackets, JSON Lines, depth)', () => {
+    const calls = (reply: string) => nemotronFormat.read(reply, TOOLS)?.calls.length ?? 0;
+    // The first end marker lies inside an argument: the block does not end there.
+    const inString = '{"name": "get_weather", "arguments": {"city": "a</TOOLCALL>"}}';
+    expect(nemotronFormat.read(`<TOOLCALL>${inString}</TOOLCALL>`, TOOLS)?.calls).toEqual([
+      { name: 'get_weather', arguments: '{"city":"a</TOOLCALL>"}' },
+    ]);
+    expect(calls(`<TOOLCALL>${list([WEATHER])}]]</TOOLCALL>`)).toBe(1);
+    expect(calls(`<TOOLCALL>${entry(WEATHER)}\n${entry(WEATHER)}</TOOLCALL>`)).toBe(2);
+    expect(calls(`<TOOLCALL>${entry(WEATHER)}, {"name": "search_web",}</TOOLCALL>`)).toBe(2);
+    // Nested 65 deep a value is read leniently (past the strict scan's 64); 66 deep, not at all.
+    const nested = (depth: number) =>
+      `<TOOLCALL>[{"name": "get_weather", "arguments": {"a": ${'['.repeat(depth - 3)}${']'.repeat(depth - 3)}}}]</TOOLCALL>`;
+    expect(calls(nested(64))).toBe(1);
+    expect(calls(nested(65))).toBe(1);
+    expect(calls(nested(66))).toBe(0);
+    expect(calls(`<function_call> ${entry(WEATHER)} {"x": 1}`)).toBe(0);
+    expect(granite20bFcFormat.read(`<function_call> ${entry(WEATHER)}`, TOOLS)?.calls).toEqual([
+      { name: 'get_weather', arguments: PARIS },
+    ]);
+  });
+
   it('leaves a block that holds no call in the text', () => {
     expect(jambaFormat.read('<tool_calls>[]</tool_calls>', TOOLS)).toBeUndefined();
     expect(jambaFormat.read('<tool_calls>not json</tool_calls>', TOOLS)).toBeUndefined();

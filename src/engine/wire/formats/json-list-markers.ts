@@ -6,6 +6,7 @@ import {
   lastMemberGuess,
   memberSpan,
   readLenientJsonSpan,
+  readWholeStrictJson,
 } from '../lenient-json.js';
 import {
   createFenceTracker,
@@ -70,20 +71,18 @@ export function readMarkedBlocks(
   try {
     if (tools.names.size === 0) return undefined;
     const present = presentBlocks(reply, blocks);
-    if (present.length === 0) return undefined;
+    if (present === undefined) return undefined;
     const inner = wholeFenceContent(reply, blocks);
+    const innerPresent = inner === undefined ? undefined : presentBlocks(inner, blocks);
     const fenced =
-      inner === undefined ? undefined : scanBlocks(inner, presentBlocks(inner, blocks), tools);
+      inner === undefined || innerPresent === undefined
+        ? undefined
+        : scanBlocks(inner, innerPresent, tools);
     return fenced ?? scanBlocks(reply, present, tools);
   } catch {
     // Only a bug could land here (every reader is bounded); a reply is never worth a crash.
     return undefined;
   }
-}
-
-function holdsAnyMarker(reply: string, blocks: readonly MarkedBlock[]): boolean {
-  for (const block of blocks) if (reply.includes(block.marker)) return true;
-  return false;
 }
 
 /** Not searched yet (a hit kept in `scanBlocks`'s list). */
@@ -98,15 +97,19 @@ interface MarkerPlan {
   readonly ids: readonly number[];
 }
 
-const NO_BLOCKS: readonly MarkedBlock[] = [];
+/** The blocks whose markers a text holds, in their order, and each one's first hit (`NOT_SEARCHED`: not yet known). */
+interface PresentBlocks {
+  readonly blocks: readonly MarkedBlock[];
+  readonly hits: number[];
+}
 
 /**
- * The blocks whose markers `text` holds, in their order (empty: none). For a list of three or more `<` markers
- * (Hermes has ten, mostly absent) they are found in one pass over the text's `<` rather than one search of the
- * whole text per marker, and only those present are scanned for; a shorter list is kept whole when the text holds
- * one of its markers (each searched when first needed).
+ * The blocks whose markers `text` holds (`undefined`: none). For a list of three or more `<` markers (Hermes has
+ * ten, mostly absent) they are found in one pass over the text's `<` rather than one search of the whole text per
+ * marker, and only those present are scanned for; a shorter list is kept whole when the text holds one of its
+ * markers, each searched for its first hit now (the scan's first look needs every marker's first hit anyway).
  */
-function presentBlocks(text: string, blocks: readonly MarkedBlock[]): readonly MarkedBlock[] {
+function presentBlocks(text: string, blocks: readonly MarkedBlock[]): PresentBlocks | undefined {
   let plan = markerPlans.get(blocks);
   if (plan === undefined) {
     const markers = blocks.map((block) => block.marker);
@@ -115,7 +118,7 @@ function presentBlocks(text: string, blocks: readonly MarkedBlock[]): readonly M
     plan = index === undefined ? null : { index, ids: markers.map((marker) => index.idOf(marker)) };
     markerPlans.set(blocks, plan);
   }
-  if (plan === null) return holdsAnyMarker(text, blocks) ? blocks : NO_BLOCKS;
+  if (plan === null) return firstHits(text, blocks);
   const found = plan.index.scan(text);
   let present: MarkedBlock[] | undefined;
   for (let index = 0; index < blocks.length; index += 1) {
@@ -125,17 +128,25 @@ function presentBlocks(text: string, blocks: readonly MarkedBlock[]): readonly M
     if (present === undefined) present = [block];
     else present.push(block);
   }
-  return present ?? NO_BLOCKS;
+  return present === undefined
+    ? undefined
+    : { blocks: present, hits: present.map(() => NOT_SEARCHED) };
+}
+
+/** Every block with the first hit of its marker in `text`, or `undefined` when it holds none of them. */
+function firstHits(text: string, blocks: readonly MarkedBlock[]): PresentBlocks | undefined {
+  const hits = blocks.map((block) => text.indexOf(block.marker));
+  return hits.some((hit) => hit !== -1) ? { blocks, hits } : undefined;
 }
 
 function scanBlocks(
   text: string,
-  blocks: readonly MarkedBlock[],
+  present: PresentBlocks,
   tools: OfferedToolSet,
 ): ReadToolCalls | undefined {
-  // The next hit of each block's marker; searches never move backwards, so each marker's hits are found once
-  // (linear however many there are).
-  const hits = blocks.map(() => NOT_SEARCHED);
+  // The next hit of each block's marker (the list is this scan's own); searches never move backwards, so each
+  // marker's hits are found once (linear however many there are).
+  const { blocks, hits } = present;
   const fences = createFenceTracker(text);
   // The stretches of text kept around the blocks read (places, in pairs) and the calls: made with their first
   // entries (a first push would make room for sixteen).
@@ -232,7 +243,14 @@ export interface JsonBlockOptions {
 export function jsonBlockReader(options: JsonBlockOptions = {}): BlockReader {
   const entry = options.entry ?? callEntry;
   const close = options.close;
+  // A block is mostly one strict JSON value that ends at its end marker (or at the block's end): read whole
+  // first (see `readWholeBlock`). An end marker that could start a value or a separator would change that reading.
+  const whole = close === undefined || close.charCodeAt(0) === LESS_THAN;
   return (text, start, limit, tools) => {
+    if (whole) {
+      const read = readWholeBlock(text, start, limit, close, entry, tools);
+      if (read !== undefined) return read === null ? undefined : read;
+    }
     const body = readJsonCalls(text, start, limit, entry, tools);
     if (body === undefined) return undefined;
     let end = body.end;
@@ -242,6 +260,44 @@ export function jsonBlockReader(options: JsonBlockOptions = {}): BlockReader {
     }
     return { calls: body.calls, end: skipEndToken(text, end, limit) };
   };
+}
+
+/**
+ * The block from `start` when it is one strict JSON value up to its end marker (the first `close` after it,
+ * before `limit`) or, with no end marker, up to `limit`: read by one `JSON.parse` of that stretch, with no scan
+ * for the value's end first. What the usual reading gives for such a block (its calls, or `null` for none);
+ * `undefined` for any other block (read the usual way then).
+ */
+function readWholeBlock(
+  text: string,
+  start: number,
+  limit: number,
+  close: string | undefined,
+  entry: EntryReader,
+  tools: OfferedToolSet,
+): ReadBlock | null | undefined {
+  const at = skipSpace(text, start, limit);
+  const first = text.charCodeAt(at);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return undefined;
+  const closeAt = close === undefined ? limit : indexWithin(text, close, at, limit);
+  const end = close === undefined ? limit : closeAt + close.length;
+  if (closeAt === -1 || end > limit) return undefined;
+  const value = readWholeStrictJson(text, at, closeAt);
+  if (value === undefined) return undefined;
+  const calls = callsOf(value.value, entry, tools, value.span);
+  if (calls.length === 0) return null;
+  return { calls, end: skipEndToken(text, close === undefined ? value.end : end, limit) };
+}
+
+/**
+ * The first `needle` in `text[from, limit)`, or -1. A block's end marker is searched for in the block's own
+ * (copy-free) slice: blocks end where the next one of their kind starts, so a reply of many blocks without their
+ * end marker is searched once, not once per block to its end.
+ */
+function indexWithin(text: string, needle: string, from: number, limit: number): number {
+  if (limit >= text.length) return text.indexOf(needle, from);
+  const at = text.slice(from, limit).indexOf(needle);
+  return at === -1 ? -1 : from + at;
 }
 
 /** The JSON values from `start` that hold calls, inside an optional code fence. */
@@ -352,6 +408,7 @@ function firstOwnKey(value: Record<string, unknown>, keys: readonly string[]): s
 
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
+const LESS_THAN = 0x3c;
 
 /** `{"name": …, "arguments" | "parameters": …}`; no arguments key means no arguments. */
 export const callEntry: EntryReader = createCallEntry();
@@ -481,7 +538,9 @@ function readXlam(reply: string, tools: OfferedToolSet): ReadToolCalls | undefin
   }
   body = body.trim();
   if (!body.startsWith('[')) return undefined;
-  const value = readLenientJsonSpan(body, 0, body.length);
+  // Only a reply that is one list counts: mostly strict JSON, read whole at once (no scan for its end first).
+  const value =
+    readWholeStrictJson(body, 0, body.length) ?? readLenientJsonSpan(body, 0, body.length);
   if (value === undefined || value.end !== body.length || !Array.isArray(value.value)) {
     return undefined;
   }
