@@ -421,4 +421,39 @@ describe('jsonString', () => {
       { numRuns: 300, seed: 17 },
     );
   });
+
+  it('finds a rare character at any place of a long string, and stays quick on megabytes', () => {
+    const base =
+      'Plain "words" and a\nline feed, then more plain words to pass the length. '.repeat(2);
+    for (const rare of [
+      '\u0000',
+      '\t',
+      '\u000b',
+      '\r',
+      '\u001f',
+      '\ud800',
+      '\udc00',
+      '\ud83d\ude00',
+    ]) {
+      for (let at = 0; at <= 20; at += 1) {
+        for (const text of [
+          base.slice(0, at) + rare + base.slice(at),
+          base.slice(0, 64 + at) + rare,
+        ]) {
+          expect(jsonString(text)).toBe(JSON.stringify(text));
+        }
+      }
+    }
+    const twoByte = '中文 words, and then a few more plain words to make a long line\n'.repeat(
+      16_000,
+    );
+    for (const text of [
+      'word '.repeat(200_000),
+      twoByte,
+      `${twoByte}\ud800`,
+      `${'a'.repeat(1_000_000)}\t`,
+    ]) {
+      expect(jsonString(text)).toBe(JSON.stringify(text));
+    }
+  });
 });

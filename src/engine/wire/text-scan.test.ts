@@ -10,6 +10,7 @@ import {
   joinRanges,
   TagPlaces,
   tagAt,
+  trimmedSlice,
 } from './text-scan.js';
 
 const MARKERS = [
@@ -182,6 +183,26 @@ describe('TagPlaces', () => {
       ),
       { numRuns: 500, seed: 16 },
     );
+  });
+});
+
+describe('trimmedSlice', () => {
+  it('trimmedSlice is slice then trim', () => {
+    for (const text of [
+      '',
+      ' a ',
+      '\u00a0name\u3000',
+      '\t\n x y \r\n',
+      '"quoted"',
+      '\ufeff',
+      '\u2028z\u0085',
+    ]) {
+      for (let start = 0; start <= text.length; start += 1) {
+        for (let end = start; end <= text.length; end += 1) {
+          expect(trimmedSlice(text, start, end)).toBe(text.slice(start, end).trim());
+        }
+      }
+    }
   });
 });
 

@@ -176,12 +176,12 @@ export function joinPieces(pieces: readonly string[]): string {
   let started = false;
   let gap = '';
   for (const piece of pieces) {
-    const start = trimmedStart(piece);
+    const start = trimmedStartIn(piece, 0, piece.length);
     if (start === piece.length) {
       if (gap === '') gap = piece;
       continue;
     }
-    const end = trimmedEnd(piece, start);
+    const end = trimmedEndIn(piece, start, piece.length);
     if (started) out += gap === '' ? piece.slice(0, start) : gap;
     out += start === 0 && end === piece.length ? piece : piece.slice(start, end);
     started = true;
@@ -236,18 +236,10 @@ function trimmedEndIn(text: string, floor: number, to: number): number {
   return at;
 }
 
-/** The index of the first character of `text` that `trim()` keeps (`text.length` when none). */
-function trimmedStart(text: string): number {
-  let at = 0;
-  while (at < text.length && isTrimmedSpace(text.charCodeAt(at))) at += 1;
-  return at;
-}
-
-/** The index after the last character of `text` that `trim()` keeps, not before `floor`. */
-function trimmedEnd(text: string, floor: number): number {
-  let at = text.length;
-  while (at > floor && isTrimmedSpace(text.charCodeAt(at - 1))) at -= 1;
-  return at;
+/** `text.slice(start, end).trim()`, sliced once (a name read from a tag rarely has space around it). */
+export function trimmedSlice(text: string, start: number, end: number): string {
+  const from = trimmedStartIn(text, start, end);
+  return text.slice(from, trimmedEndIn(text, from, end));
 }
 
 /**

@@ -1,7 +1,9 @@
+import { trimmedSlice } from '../text-scan.js';
 import type { OfferedToolSet, ReadToolCalls, ToolCallFormat } from './tool-call-format.js';
 import {
   argumentsJson,
   createCloseFinder,
+  holdsTagAt,
   MAX_NAME_LENGTH,
   propertySchema,
   readMarkedBlocks,
@@ -41,7 +43,6 @@ const VALUE_FOLLOWERS = [KEY_OPEN, CALL_CLOSE];
 const MARKERS = [CALL_OPEN];
 
 function readGlm(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
-  if (!reply.includes(CALL_OPEN)) return undefined;
   const nextClose = createCloseFinder(reply, VALUE_CLOSE, VALUE_FOLLOWERS, skipGap);
   return readMarkedBlocks(reply, {
     markers: MARKERS,
@@ -58,14 +59,14 @@ function readCall(
 ): XmlBlock | XmlMiss {
   const nameStart = at + CALL_OPEN.length;
   const nameEnd = endOfName(text, nameStart);
-  const name = nameEnd === -1 ? '' : text.slice(nameStart, nameEnd).trim();
+  const name = nameEnd === -1 ? '' : trimmedSlice(text, nameStart, nameEnd);
   if (!tools.names.has(name)) return { resume: nameStart };
   const schema = tools.parametersOf(name);
   const entries: [string, unknown][] = [];
   let index = nameEnd;
   for (;;) {
     index = skipGap(text, index);
-    if (text.startsWith(CALL_CLOSE, index)) {
+    if (holdsTagAt(text, index, CALL_CLOSE)) {
       index += CALL_CLOSE.length;
       break;
     }
@@ -96,13 +97,13 @@ function readPair(
   index: number,
   nextClose: (from: number) => number,
 ): { readonly key: string; readonly raw: string; readonly end: number } | undefined {
-  if (!text.startsWith(KEY_OPEN, index)) return undefined;
+  if (!holdsTagAt(text, index, KEY_OPEN)) return undefined;
   const keyStart = index + KEY_OPEN.length;
   const keyEnd = endOfName(text, keyStart);
-  if (keyEnd === -1 || !text.startsWith(KEY_CLOSE, keyEnd)) return undefined;
-  const key = text.slice(keyStart, keyEnd).trim();
+  if (keyEnd === -1 || !holdsTagAt(text, keyEnd, KEY_CLOSE)) return undefined;
+  const key = trimmedSlice(text, keyStart, keyEnd);
   const valueOpen = skipGap(text, keyEnd + KEY_CLOSE.length);
-  if (key === '' || !text.startsWith(VALUE_OPEN, valueOpen)) return undefined;
+  if (key === '' || !holdsTagAt(text, valueOpen, VALUE_OPEN)) return undefined;
   const valueStart = valueOpen + VALUE_OPEN.length;
   const close = nextClose(valueStart);
   if (close === -1) return undefined;

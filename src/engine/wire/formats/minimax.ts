@@ -1,5 +1,5 @@
 import { readLenientJson } from '../lenient-json.js';
-import { skipSpace } from '../text-scan.js';
+import { skipSpace, trimmedSlice } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -10,6 +10,7 @@ import type {
 import {
   argumentsJson,
   createCloseFinder,
+  holdsTagAt,
   propertySchema,
   readMarkedBlocks,
   readTagText,
@@ -54,7 +55,6 @@ const PARAMETER_FOLLOWERS = [PARAMETER_OPEN, INVOKE_CLOSE];
 const MARKERS = [M2_OPEN, M1_OPEN];
 
 function readMinimax(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
-  if (!reply.includes(M2_OPEN) && !reply.includes(M1_OPEN)) return undefined;
   const nextClose = createCloseFinder(reply, PARAMETER_CLOSE, PARAMETER_FOLLOWERS);
   const nextM1Close = createForwardFinder(reply, M1_CLOSE);
   return readMarkedBlocks(reply, {
@@ -82,7 +82,7 @@ function readInvokeBlock(
   let end = at + M2_OPEN.length;
   for (;;) {
     const index = skipSpace(text, end);
-    if (text.startsWith(M2_CLOSE, index)) {
+    if (holdsTagAt(text, index, M2_CLOSE)) {
       end = index + M2_CLOSE.length;
       break;
     }
@@ -104,7 +104,7 @@ function readInvoke(
   tools: OfferedToolSet,
   nextClose: (from: number) => number,
 ): { readonly call: TextCall | undefined; readonly end: number } | undefined {
-  if (!text.startsWith(INVOKE_OPEN, at)) return undefined;
+  if (!holdsTagAt(text, at, INVOKE_OPEN)) return undefined;
   const name = readTagText(text, at + INVOKE_OPEN.length);
   if (name === undefined) return undefined;
   const toolName = unquote(name.value);
@@ -113,15 +113,17 @@ function readInvoke(
   let index = name.end;
   for (;;) {
     index = skipSpace(text, index);
-    if (text.startsWith(INVOKE_CLOSE, index)) {
-      index += INVOKE_CLOSE.length;
-      break;
+    // A parameter is the common case: the closing tags are looked for only when none starts here.
+    if (!holdsTagAt(text, index, PARAMETER_OPEN)) {
+      if (holdsTagAt(text, index, INVOKE_CLOSE)) {
+        index += INVOKE_CLOSE.length;
+        break;
+      }
+      const unclosed = index >= text.length || holdsTagAt(text, index, M2_CLOSE);
+      if (unclosed && (entries.length > 0 || index < text.length)) break;
+      return undefined;
     }
-    const unclosed = index >= text.length || text.startsWith(M2_CLOSE, index);
-    if (unclosed && (entries.length > 0 || index < text.length)) break;
-    const parameter = text.startsWith(PARAMETER_OPEN, index)
-      ? readTagText(text, index + PARAMETER_OPEN.length)
-      : undefined;
+    const parameter = readTagText(text, index + PARAMETER_OPEN.length);
     const close = parameter === undefined ? -1 : nextClose(parameter.end);
     if (parameter === undefined || close === -1) return undefined;
     const key = unquote(parameter.value);
@@ -135,10 +137,16 @@ function readInvoke(
 
 /** `"x"` or `'x'` as `x`; a bare name as it is. */
 function unquote(value: string): string {
-  const first = value.charAt(0);
-  const quoted = value.length >= 2 && (first === '"' || first === "'") && value.endsWith(first);
-  return quoted ? value.slice(1, -1).trim() : value;
+  const first = value.charCodeAt(0);
+  const quoted =
+    value.length >= 2 &&
+    (first === QUOTE || first === APOSTROPHE) &&
+    value.charCodeAt(value.length - 1) === first;
+  return quoted ? trimmedSlice(value, 1, value.length - 1) : value;
 }
+
+const QUOTE = 0x22;
+const APOSTROPHE = 0x27;
 
 // ---------------------------------------------------------------------------------------------------------
 // M1: <tool_calls>\n{"name": "f", "arguments": {…}}\n</tool_calls>

@@ -1,8 +1,9 @@
-import { skipSpace } from '../text-scan.js';
+import { isTrimmedSpace, skipSpace } from '../text-scan.js';
 import type { OfferedToolSet, ReadToolCalls, ToolCallFormat } from './tool-call-format.js';
 import {
   argumentsJson,
   createCloseFinder,
+  holdsTagAt,
   propertySchema,
   readMarkedBlocks,
   readTagText,
@@ -79,14 +80,13 @@ function readFunctionTags(
   tools: OfferedToolSet,
   options: FunctionTagSyntax,
 ): ReadToolCalls | undefined {
-  if (!reply.includes(FUNCTION_OPEN)) return undefined;
   const nextClose = createCloseFinder(reply, PARAMETER_CLOSE, options.followers);
   const read = (at: number, floor: number): XmlBlock | XmlMiss => {
     const call = readFunction(reply, at, tools, options.close, nextClose);
     if ('resume' in call) return call;
     const start = wrapperStart(reply, at, floor, options.open);
     const after = skipSpace(reply, call.end);
-    const end = reply.startsWith(options.close, after) ? after + options.close.length : call.end;
+    const end = holdsTagAt(reply, after, options.close) ? after + options.close.length : call.end;
     return { start, end, calls: [{ name: call.name, arguments: call.arguments }], kept: [] };
   };
   return readMarkedBlocks(reply, {
@@ -117,13 +117,16 @@ function readFunction(
   let index = name.end;
   for (;;) {
     index = skipSpace(text, index);
-    if (text.startsWith(FUNCTION_CLOSE, index)) {
-      index += FUNCTION_CLOSE.length;
-      break;
+    // A parameter is the common case: the closing tags are looked for only when none starts here.
+    if (!holdsTagAt(text, index, PARAMETER_OPEN)) {
+      if (holdsTagAt(text, index, FUNCTION_CLOSE)) {
+        index += FUNCTION_CLOSE.length;
+        break;
+      }
+      const unclosed = index >= text.length || holdsTagAt(text, index, wrapperClose);
+      if (unclosed && (entries.length > 0 || index < text.length)) break;
+      return { resume: index };
     }
-    const unclosed = index >= text.length || text.startsWith(wrapperClose, index);
-    if (unclosed && (entries.length > 0 || index < text.length)) break;
-    if (!text.startsWith(PARAMETER_OPEN, index)) return { resume: index };
     const parameter = readTagText(text, index + PARAMETER_OPEN.length);
     const close = parameter === undefined ? -1 : nextClose(parameter.end);
     if (parameter === undefined || close === -1) return { resume: index + 1 };
@@ -138,7 +141,7 @@ function readFunction(
 /** Where the call's text starts: at the wrapper right before `<function=` (only whitespace between), if any. */
 function wrapperStart(text: string, at: number, floor: number, open: string): number {
   let index = at;
-  while (index > floor && /\s/.test(text.charAt(index - 1))) index -= 1;
+  while (index > floor && isTrimmedSpace(text.charCodeAt(index - 1))) index -= 1;
   const start = index - open.length;
-  return start >= floor && text.startsWith(open, start) ? start : at;
+  return start >= floor && holdsTagAt(text, start, open) ? start : at;
 }

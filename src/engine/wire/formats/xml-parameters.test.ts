@@ -5,6 +5,7 @@ import { joinPieces } from '../text-scan.js';
 import {
   argumentsJson,
   createCloseFinder,
+  holdsTagAt,
   propertySchema,
   readMarkedBlocks,
   readTagText,
@@ -22,6 +23,25 @@ describe('typedParameter', () => {
     expect(typedParameter('42', schema)).toBe('42');
     expect(typedParameter('null', schema)).toBe('null');
     expect(typedParameter('', schema)).toBe('');
+    const breaks = [
+      '',
+      '\n',
+      '\r',
+      '\r\n',
+      '\n\n',
+      '\n\r\n',
+      '\r\n\n',
+      '\n\r',
+      'x',
+      'x\r\n',
+      '\nx',
+    ];
+    for (const text of breaks) {
+      const start = text.startsWith('\r\n') ? 2 : text.startsWith('\n') ? 1 : 0;
+      const rest = text.slice(start);
+      const end = rest.endsWith('\r\n') ? -2 : rest.endsWith('\n') ? -1 : rest.length;
+      expect(typedParameter(text, schema)).toBe(rest.slice(0, end));
+    }
   });
 
   it('reads integers and numbers, keeping text that is not one', () => {
@@ -195,6 +215,16 @@ describe('propertySchema and argumentsJson', () => {
 });
 
 describe('scanning helpers', () => {
+  it('holdsTagAt answers as startsWith', () => {
+    const text = '<a><ab></ab><abc>é<\u4e2d>';
+    const tags = ['', '<', '<a', '<ab>', '</ab>', '<abc>', '<\u4e2d>', 'é<', '<abcd>'];
+    for (const tag of tags) {
+      for (let at = 0; at <= text.length + 2; at += 1) {
+        expect(holdsTagAt(text, at, tag)).toBe(text.startsWith(tag, at));
+      }
+    }
+  });
+
   it('reads a short tag name, never across a line or tag', () => {
     expect(readTagText('<function=get_x>rest', 10)).toEqual({ value: 'get_x', end: 16 });
     expect(readTagText('<function=get\nx>', 10)).toBeUndefined();

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../../core/index.js';
 import { jsonString, readLenientJson } from '../lenient-json.js';
-import { createFinder, joinPieces, skipSpace } from '../text-scan.js';
+import { createFinder, joinRanges, skipSpace, trimmedSlice } from '../text-scan.js';
 import type { ReadToolCalls, TextCall } from './tool-call-format.js';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -123,15 +123,20 @@ const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const STRING_TYPES = new Set(['string', 'str', 'text', 'varchar', 'char', 'enum']);
 const MAX_SCHEMA_DEPTH = 8;
 
+/** `raw` without one leading and one trailing line break (`\n` or `\r\n`), read by character codes. */
 function trimOneLineBreak(raw: string): string {
   let start = 0;
   let end = raw.length;
-  if (raw.startsWith('\r\n')) start = 2;
-  else if (raw.startsWith('\n')) start = 1;
-  if (end - start >= 2 && raw.endsWith('\r\n')) end -= 2;
-  else if (end > start && raw.endsWith('\n')) end -= 1;
+  if (raw.charCodeAt(0) === LINE_FEED) start = 1;
+  else if (raw.charCodeAt(0) === CARRIAGE_RETURN && raw.charCodeAt(1) === LINE_FEED) start = 2;
+  if (end > start && raw.charCodeAt(end - 1) === LINE_FEED) {
+    end -= end - start >= 2 && raw.charCodeAt(end - 2) === CARRIAGE_RETURN ? 2 : 1;
+  }
   return raw.slice(start, end);
 }
+
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 
 /** The JSON types a schema admits: `type` (string or list), `enum`/`const` values, `anyOf`/`oneOf`/`allOf`. */
 function schemaTypes(schema: JsonSchema, depth: number): Set<string> {
@@ -259,12 +264,16 @@ export function readMarkedBlocks(
   const { markers } = options;
   // The next hit of each marker (-2: not searched yet); searches only move forward, so the scan stays linear.
   const hits = markers.map(() => -2);
+  const first = nextMarker(text, markers, hits, 0);
+  // No marker: nothing to read, and no reason to look for fences and thinking.
+  if (first === -1) return undefined;
   const prose = createProseTracker(text, options.thinkTags);
-  const pieces: string[] = [];
+  // The kept text as ranges of the reply (start, end, …), joined once at the end.
+  const ranges: number[] = [];
   const calls: TextCall[] = [];
   let copied = 0;
   let search = 0;
-  for (let which = nextMarker(text, markers, hits, search); which !== -1; ) {
+  for (let which = first; which !== -1; ) {
     const at = hits[which] as number;
     const marker = markers[which] as string;
     const markerEnd = at + marker.length;
@@ -275,8 +284,8 @@ export function readMarkedBlocks(
       if ('resume' in read || read.calls.length === 0) {
         search = Math.max('resume' in read ? read.resume : read.end, markerEnd);
       } else {
-        pieces.push(text.slice(copied, read.start));
-        for (const [start, end] of read.kept) pieces.push(text.slice(start, end));
+        ranges.push(copied, read.start);
+        for (const [start, end] of read.kept) ranges.push(start, end);
         for (const call of read.calls) calls.push(call);
         copied = read.end;
         search = Math.max(read.end, markerEnd);
@@ -286,8 +295,7 @@ export function readMarkedBlocks(
     which = nextMarker(text, markers, hits, search);
   }
   if (calls.length === 0) return undefined;
-  pieces.push(text.slice(copied));
-  return { content: joinPieces(pieces), calls };
+  return { content: joinRanges(text, ranges, copied), calls };
 }
 
 const BACKTICK = 0x60;
@@ -351,8 +359,18 @@ function listCloses(
 }
 
 function startsWithAny(text: string, tags: readonly string[], at: number): boolean {
-  for (const tag of tags) if (text.startsWith(tag, at)) return true;
+  for (const tag of tags) if (holdsTagAt(text, at, tag)) return true;
   return false;
+}
+
+/**
+ * `text.startsWith(tag, at)` for `at >= 0`. Node 20's `startsWith` reads both strings a character at a time through
+ * a generic access (about 40 instructions a character: ~750 for a 16-character tag that is there); comparing the
+ * second character (the first of a tag is `<`), then one slice, measured a third to two thirds cheaper.
+ */
+export function holdsTagAt(text: string, at: number, tag: string): boolean {
+  if (tag.length < 2) return text.startsWith(tag, at);
+  return text.charCodeAt(at + 1) === tag.charCodeAt(1) && text.slice(at, at + tag.length) === tag;
 }
 
 /**
@@ -368,7 +386,7 @@ export function readTagText(
   for (let at = start; at < stop; at += 1) {
     const code = text.charCodeAt(at);
     if (code === 0x3e) {
-      const value = text.slice(start, at).trim();
+      const value = trimmedSlice(text, start, at);
       return value === '' ? undefined : { value, end: at + 1 };
     }
     if (code === 0x3c || code === 0x0a) return undefined;
