@@ -5,6 +5,7 @@ import {
   createFenceTracker,
   createFinder,
   createMarkerIndex,
+  holdsTag,
   indexMarkers,
   joinPieces,
   joinRanges,
@@ -183,6 +184,18 @@ describe('TagPlaces', () => {
       ),
       { numRuns: 500, seed: 16 },
     );
+  });
+});
+
+describe('holdsTag', () => {
+  it('answers as startsWith', () => {
+    const text = '<a><ab></ab><abc>é<\u4e2d>';
+    const tags = ['', '<', '<a', '<ab>', '</ab>', '<abc>', '<\u4e2d>', 'é<', '<abcd>'];
+    for (const tag of tags) {
+      for (let at = 0; at <= text.length + 2; at += 1) {
+        expect(holdsTag(text, at, tag)).toBe(text.startsWith(tag, at));
+      }
+    }
   });
 });
 

@@ -1,11 +1,12 @@
 import { isPlainObject } from '../../../core/index.js';
 import { readLenientJson, readLenientJsonSpan } from '../lenient-json.js';
 import {
-  createFenceTracker,
+  type CutBlock,
   createFinder,
-  cutBlocks,
   type Finder,
   indexOrLimit,
+  placeTags,
+  readTaggedBlocks,
   skipSpace,
   TagPlaces,
   tagAt,
@@ -90,12 +91,8 @@ function guarded(read: () => ReadToolCalls | undefined): ReadToolCalls | undefin
 // ---------------------------------------------------------------------------------------------------------
 // R1 / V3 / V3.1 sections
 
-/** One cut-out stretch of the reply and the calls read from it. */
-interface Block {
-  readonly start: number;
-  readonly end: number;
-  readonly calls: readonly TextCall[];
-}
+/** The calls read from a block and where it ends (it starts at its opener). */
+type Block = Omit<CutBlock<TextCall>, 'start'>;
 
 /** A call (or `undefined` for an entry that names no offered tool or does not parse) and where its entry ends. */
 interface Entry {
@@ -107,9 +104,9 @@ interface Entry {
 
 function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const tokens = sectionTokens(reply);
-  const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
+  const read = (start: number, limit: number): Block | undefined =>
     readSection(reply, start, limit, tools, tokens);
-  return readMarkedBlocks(reply, tokens.begin, read);
+  return readTaggedBlocks(reply, tokens.begin, read);
 }
 
 /** Where a reply's section tokens stand, by kind (`begin`: any spelling of `SECTION_BEGIN`). */
@@ -118,11 +115,10 @@ type SectionTokens = Readonly<
 >;
 
 /**
- * Every section token of a reply, found in one pass: each starts with `<｜tool` (searched for), and one sticky
- * pattern of them all tells which stands there, by its length (an opener's spellings are 14, 20 or 22 characters
- * long, the other tokens 12, 17, 18 and 19). One search per token the reply holds replaces one search of the whole
- * reply per spelling (five openers, most of them absent) and per other token, and no token found here is compared
- * again (`startsWith` of a two-byte token compares it one character at a time, some 900 instructions).
+ * Every section token of a reply, found in one pass (`placeTags`): each starts with `<｜tool`, and its length tells
+ * its kind (an opener's spellings are 14, 20 or 22 characters long, the other tokens 12, 17, 18 and 19). No token
+ * found here is compared again (`startsWith` of a two-byte token compares it one character at a time, some 900
+ * instructions).
  */
 function sectionTokens(reply: string): SectionTokens {
   const tokens = {
@@ -132,11 +128,7 @@ function sectionTokens(reply: string): SectionTokens {
     callEnd: new TagPlaces(),
     separator: new TagPlaces(),
   };
-  for (let at = reply.indexOf(TOKEN_START); at !== -1; at = reply.indexOf(TOKEN_START, at + 1)) {
-    SECTION_TOKEN.lastIndex = at;
-    if (SECTION_TOKEN.test(reply))
-      sectionKind(tokens, SECTION_TOKEN.lastIndex - at).add(at, SECTION_TOKEN.lastIndex);
-  }
+  placeTags(reply, TOKEN_START, SECTION_TOKEN, (start, end) => sectionKind(tokens, end - start));
   return tokens;
 }
 
@@ -170,7 +162,7 @@ function readSection(
   limit: number,
   tools: OfferedToolSet,
   tokens: SectionTokens,
-): Omit<Block, 'start'> | undefined {
+): Block | undefined {
   // Made with its first call (a first push would make room for sixteen).
   let calls: TextCall[] | undefined;
   let at = start;
@@ -344,9 +336,9 @@ function readDsml(reply: string, tools: OfferedToolSet): ReadToolCalls | undefin
     bare: undefined,
     blockEnds: blockTags.ends,
   };
-  const read = (start: number, limit: number): Omit<Block, 'start'> | undefined =>
+  const read = (start: number, limit: number): Block | undefined =>
     readDsmlBlock(reply, start, limit, tools, finders);
-  return readMarkedBlocks(reply, blockTags.begins, read);
+  return readTaggedBlocks(reply, blockTags.begins, read);
 }
 
 /** What every DSML block tag (each of `DSML_BEGIN` and `DSML_END`) ends with. */
@@ -401,7 +393,7 @@ function readDsmlBlock(
   limit: number,
   tools: OfferedToolSet,
   finders: DsmlFinders,
-): Omit<Block, 'start'> | undefined {
+): Block | undefined {
   // Made with its first call (a first push would make room for sixteen).
   let calls: TextCall[] | undefined;
   let at = start;
@@ -544,37 +536,4 @@ function parameterValue(parameter: Parameter, schema: unknown): unknown {
 function propertiesOf(tools: OfferedToolSet, name: string): Record<string, unknown> | undefined {
   const properties = tools.parametersOf(name)?.properties;
   return isPlainObject(properties) ? properties : undefined;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Blocks, fences and text
-
-/**
- * Reads every block that starts with one of the `markers` found in advance (a marker inside a ``` fence does not
- * count) and cuts the blocks that hold calls out of the reply; the text around them is kept.
- */
-function readMarkedBlocks(
-  reply: string,
-  markers: TagPlaces,
-  read: (start: number, limit: number) => Omit<Block, 'start'> | undefined,
-): ReadToolCalls | undefined {
-  const fence = createFenceTracker(reply);
-  // Made with its first block (a first push would make room for sixteen).
-  let blocks: Block[] | undefined;
-  for (let search = 0; ; ) {
-    const at = markers.find(search);
-    if (at === -1) break;
-    const start = markers.foundEnd();
-    const following = markers.find(start);
-    const block = fence.isInside(at)
-      ? undefined
-      : read(start, following === -1 ? reply.length : following);
-    search = block === undefined ? start : block.end;
-    if (block === undefined) continue;
-    const cut = { start: at, end: block.end, calls: block.calls };
-    if (blocks === undefined) blocks = [cut];
-    else blocks.push(cut);
-    fence.skipTo(block.end);
-  }
-  return blocks === undefined ? undefined : cutBlocks(reply, blocks);
 }

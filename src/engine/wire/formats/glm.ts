@@ -1,9 +1,8 @@
-import { trimmedSlice } from '../text-scan.js';
+import { holdsTag, trimmedSlice } from '../text-scan.js';
 import type { OfferedToolSet, ReadToolCalls, ToolCallFormat } from './tool-call-format.js';
 import {
   argumentsJson,
   createCloseFinder,
-  holdsTagAt,
   MAX_NAME_LENGTH,
   propertySchema,
   readMarkedBlocks,
@@ -66,7 +65,7 @@ function readCall(
   let index = nameEnd;
   for (;;) {
     index = skipGap(text, index);
-    if (holdsTagAt(text, index, CALL_CLOSE)) {
+    if (holdsTag(text, index, CALL_CLOSE)) {
       index += CALL_CLOSE.length;
       break;
     }
@@ -97,13 +96,13 @@ function readPair(
   index: number,
   nextClose: (from: number) => number,
 ): { readonly key: string; readonly raw: string; readonly end: number } | undefined {
-  if (!holdsTagAt(text, index, KEY_OPEN)) return undefined;
+  if (!holdsTag(text, index, KEY_OPEN)) return undefined;
   const keyStart = index + KEY_OPEN.length;
   const keyEnd = endOfName(text, keyStart);
-  if (keyEnd === -1 || !holdsTagAt(text, keyEnd, KEY_CLOSE)) return undefined;
+  if (keyEnd === -1 || !holdsTag(text, keyEnd, KEY_CLOSE)) return undefined;
   const key = trimmedSlice(text, keyStart, keyEnd);
   const valueOpen = skipGap(text, keyEnd + KEY_CLOSE.length);
-  if (key === '' || !holdsTagAt(text, valueOpen, VALUE_OPEN)) return undefined;
+  if (key === '' || !holdsTag(text, valueOpen, VALUE_OPEN)) return undefined;
   const valueStart = valueOpen + VALUE_OPEN.length;
   const close = nextClose(valueStart);
   if (close === -1) return undefined;

@@ -1,6 +1,13 @@
 import { isPlainObject } from '../../../core/index.js';
 import { readLenientJsonSpan } from '../lenient-json.js';
-import { createFenceTracker, cutBlocks, indexOrLimit, skipSpace, TagPlaces } from '../text-scan.js';
+import {
+  type CutBlock,
+  indexOrLimit,
+  placeTags,
+  readTaggedBlocks,
+  skipSpace,
+  TagPlaces,
+} from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -33,12 +40,6 @@ export const kimiK2Format: ToolCallFormat = {
   },
 };
 
-interface Block {
-  readonly start: number;
-  readonly end: number;
-  readonly calls: readonly TextCall[];
-}
-
 interface Entry {
   readonly call: TextCall | undefined;
   readonly end: number;
@@ -51,9 +52,8 @@ type Tokens = Readonly<
 >;
 
 /**
- * Every token of a reply, found in one pass: each starts with `<|tool_call` (searched for), and one sticky pattern
- * of them all tells which stands there. One search per token the reply holds replaces one search of the whole
- * reply per token and spelling (the singular ones mostly absent), and no token found here is compared again.
+ * Every token of a reply, found in one pass (`placeTags`): each starts with `<|tool_call`, and `kindOf` tells which
+ * it is. No token found here is compared again.
  */
 function tokensOf(reply: string): Tokens {
   const tokens = {
@@ -63,11 +63,7 @@ function tokensOf(reply: string): Tokens {
     callEnd: new TagPlaces(),
     argumentBegin: new TagPlaces(),
   };
-  for (let at = reply.indexOf(TOKEN_START); at !== -1; at = reply.indexOf(TOKEN_START, at + 1)) {
-    TOKEN.lastIndex = at;
-    if (!TOKEN.test(reply)) continue;
-    kindOf(tokens, reply, at, TOKEN.lastIndex - at).add(at, TOKEN.lastIndex);
-  }
+  placeTags(reply, TOKEN_START, TOKEN, (start, end) => kindOf(tokens, reply, start, end - start));
   return tokens;
 }
 
@@ -104,22 +100,9 @@ const LETTER_S = 0x73;
 
 function readSections(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
   const tokens = tokensOf(reply);
-  const openers = tokens.sectionBegin;
-  const fence = createFenceTracker(reply);
-  const blocks: Block[] = [];
-  for (let search = 0; ; ) {
-    const at = openers.find(search);
-    if (at === -1) break;
-    const start = openers.foundEnd();
-    const following = openers.find(start);
-    const limit = following === -1 ? reply.length : following;
-    const block = fence.isInside(at) ? undefined : readSection(reply, start, limit, tools, tokens);
-    search = block === undefined ? start : block.end;
-    if (block === undefined) continue;
-    blocks.push({ start: at, end: block.end, calls: block.calls });
-    fence.skipTo(block.end);
-  }
-  return cutBlocks(reply, blocks);
+  return readTaggedBlocks(reply, tokens.sectionBegin, (start, limit) =>
+    readSection(reply, start, limit, tools, tokens),
+  );
 }
 
 function readSection(
@@ -128,7 +111,7 @@ function readSection(
   limit: number,
   tools: OfferedToolSet,
   tokens: Tokens,
-): Omit<Block, 'start'> | undefined {
+): Omit<CutBlock<TextCall>, 'start'> | undefined {
   const calls: TextCall[] = [];
   let at = start;
   let end = start;

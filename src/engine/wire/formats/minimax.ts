@@ -1,5 +1,5 @@
 import { readLenientJson } from '../lenient-json.js';
-import { skipSpace, trimmedSlice } from '../text-scan.js';
+import { holdsTag, skipSpace, trimmedSlice } from '../text-scan.js';
 import { argumentsText } from '../text-tool-calls.js';
 import type {
   OfferedToolSet,
@@ -10,13 +10,13 @@ import type {
 import {
   argumentsJson,
   createCloseFinder,
-  holdsTagAt,
-  propertySchema,
+  PARAMETER_CLOSE,
+  type ParameterTags,
   readMarkedBlocks,
+  readParameters,
   readTagText,
   type Span,
   THINK_TAGS,
-  typedParameter,
   type XmlBlock,
   type XmlMiss,
 } from './xml-parameters.js';
@@ -26,7 +26,6 @@ const M2_CLOSE = '</minimax:tool_call>';
 const INVOKE_OPEN = '<invoke name=';
 const INVOKE_CLOSE = '</invoke>';
 const PARAMETER_OPEN = '<parameter name=';
-const PARAMETER_CLOSE = '</parameter>';
 const M1_OPEN = '<tool_calls>';
 const M1_CLOSE = '</tool_calls>';
 
@@ -52,6 +51,11 @@ export const minimaxFormat: ToolCallFormat = {
 };
 
 const PARAMETER_FOLLOWERS = [PARAMETER_OPEN, INVOKE_CLOSE];
+const PARAMETER_TAGS: ParameterTags = {
+  open: PARAMETER_OPEN,
+  callClose: INVOKE_CLOSE,
+  key: unquote,
+};
 const MARKERS = [M2_OPEN, M1_OPEN];
 
 function readMinimax(reply: string, tools: OfferedToolSet): ReadToolCalls | undefined {
@@ -82,7 +86,7 @@ function readInvokeBlock(
   let end = at + M2_OPEN.length;
   for (;;) {
     const index = skipSpace(text, end);
-    if (holdsTagAt(text, index, M2_CLOSE)) {
+    if (holdsTag(text, index, M2_CLOSE)) {
       end = index + M2_CLOSE.length;
       break;
     }
@@ -104,35 +108,24 @@ function readInvoke(
   tools: OfferedToolSet,
   nextClose: (from: number) => number,
 ): { readonly call: TextCall | undefined; readonly end: number } | undefined {
-  if (!holdsTagAt(text, at, INVOKE_OPEN)) return undefined;
+  if (!holdsTag(text, at, INVOKE_OPEN)) return undefined;
   const name = readTagText(text, at + INVOKE_OPEN.length);
   if (name === undefined) return undefined;
   const toolName = unquote(name.value);
-  const schema = tools.parametersOf(toolName);
-  const entries: [string, unknown][] = [];
-  let index = name.end;
-  for (;;) {
-    index = skipSpace(text, index);
-    // A parameter is the common case: the closing tags are looked for only when none starts here.
-    if (!holdsTagAt(text, index, PARAMETER_OPEN)) {
-      if (holdsTagAt(text, index, INVOKE_CLOSE)) {
-        index += INVOKE_CLOSE.length;
-        break;
-      }
-      const unclosed = index >= text.length || holdsTagAt(text, index, M2_CLOSE);
-      if (unclosed && (entries.length > 0 || index < text.length)) break;
-      return undefined;
-    }
-    const parameter = readTagText(text, index + PARAMETER_OPEN.length);
-    const close = parameter === undefined ? -1 : nextClose(parameter.end);
-    if (parameter === undefined || close === -1) return undefined;
-    const key = unquote(parameter.value);
-    const raw = text.slice(parameter.end, close);
-    entries.push([key, typedParameter(raw, propertySchema(schema, key))]);
-    index = close + PARAMETER_CLOSE.length;
-  }
-  const args = tools.names.has(toolName) ? argumentsJson(entries) : undefined;
-  return { call: args === undefined ? undefined : { name: toolName, arguments: args }, end: index };
+  const read = readParameters(
+    text,
+    name.end,
+    PARAMETER_TAGS,
+    M2_CLOSE,
+    tools.parametersOf(toolName),
+    nextClose,
+  );
+  if ('resume' in read) return undefined;
+  const args = tools.names.has(toolName) ? argumentsJson(read.entries) : undefined;
+  return {
+    call: args === undefined ? undefined : { name: toolName, arguments: args },
+    end: read.end,
+  };
 }
 
 /** `"x"` or `'x'` as `x`; a bare name as it is. */

@@ -1,14 +1,14 @@
-import { isTrimmedSpace, skipSpace } from '../text-scan.js';
+import { holdsTag, isTrimmedSpace, skipSpace } from '../text-scan.js';
 import type { OfferedToolSet, ReadToolCalls, ToolCallFormat } from './tool-call-format.js';
 import {
   argumentsJson,
   createCloseFinder,
-  holdsTagAt,
-  propertySchema,
+  PARAMETER_CLOSE,
+  type ParameterTags,
   readMarkedBlocks,
+  readParameters,
   readTagText,
   THINK_TAGS,
-  typedParameter,
   type XmlBlock,
   type XmlMiss,
 } from './xml-parameters.js';
@@ -16,7 +16,6 @@ import {
 const FUNCTION_OPEN = '<function=';
 const FUNCTION_CLOSE = '</function>';
 const PARAMETER_OPEN = '<parameter=';
-const PARAMETER_CLOSE = '</parameter>';
 
 /** Options of `createFunctionTagFormat`. */
 export interface FunctionTagFormatOptions {
@@ -86,7 +85,7 @@ function readFunctionTags(
     if ('resume' in call) return call;
     const start = wrapperStart(reply, at, floor, options.open);
     const after = skipSpace(reply, call.end);
-    const end = holdsTagAt(reply, after, options.close) ? after + options.close.length : call.end;
+    const end = holdsTag(reply, after, options.close) ? after + options.close.length : call.end;
     return { start, end, calls: [{ name: call.name, arguments: call.arguments }], kept: [] };
   };
   return readMarkedBlocks(reply, {
@@ -112,36 +111,31 @@ function readFunction(
 ): FunctionCall | XmlMiss {
   const name = readTagText(text, at + FUNCTION_OPEN.length);
   if (name === undefined || !tools.names.has(name.value)) return { resume: at + 1 };
-  const schema = tools.parametersOf(name.value);
-  const entries: [string, unknown][] = [];
-  let index = name.end;
-  for (;;) {
-    index = skipSpace(text, index);
-    // A parameter is the common case: the closing tags are looked for only when none starts here.
-    if (!holdsTagAt(text, index, PARAMETER_OPEN)) {
-      if (holdsTagAt(text, index, FUNCTION_CLOSE)) {
-        index += FUNCTION_CLOSE.length;
-        break;
-      }
-      const unclosed = index >= text.length || holdsTagAt(text, index, wrapperClose);
-      if (unclosed && (entries.length > 0 || index < text.length)) break;
-      return { resume: index };
-    }
-    const parameter = readTagText(text, index + PARAMETER_OPEN.length);
-    const close = parameter === undefined ? -1 : nextClose(parameter.end);
-    if (parameter === undefined || close === -1) return { resume: index + 1 };
-    const raw = text.slice(parameter.end, close);
-    entries.push([parameter.value, typedParameter(raw, propertySchema(schema, parameter.value))]);
-    index = close + PARAMETER_CLOSE.length;
-  }
-  const args = argumentsJson(entries);
-  return args === undefined ? { resume: index } : { name: name.value, arguments: args, end: index };
+  const read = readParameters(
+    text,
+    name.end,
+    PARAMETER_TAGS,
+    wrapperClose,
+    tools.parametersOf(name.value),
+    nextClose,
+  );
+  if ('resume' in read) return read;
+  const args = argumentsJson(read.entries);
+  return args === undefined
+    ? { resume: read.end }
+    : { name: name.value, arguments: args, end: read.end };
 }
+
+const PARAMETER_TAGS: ParameterTags = {
+  open: PARAMETER_OPEN,
+  callClose: FUNCTION_CLOSE,
+  key: (name) => name,
+};
 
 /** Where the call's text starts: at the wrapper right before `<function=` (only whitespace between), if any. */
 function wrapperStart(text: string, at: number, floor: number, open: string): number {
   let index = at;
   while (index > floor && isTrimmedSpace(text.charCodeAt(index - 1))) index -= 1;
   const start = index - open.length;
-  return start >= floor && holdsTagAt(text, start, open) ? start : at;
+  return start >= floor && holdsTag(text, start, open) ? start : at;
 }

@@ -5,7 +5,6 @@ import { joinPieces } from '../text-scan.js';
 import {
   argumentsJson,
   createCloseFinder,
-  holdsTagAt,
   propertySchema,
   readMarkedBlocks,
   readTagText,
@@ -215,16 +214,6 @@ describe('propertySchema and argumentsJson', () => {
 });
 
 describe('scanning helpers', () => {
-  it('holdsTagAt answers as startsWith', () => {
-    const text = '<a><ab></ab><abc>é<\u4e2d>';
-    const tags = ['', '<', '<a', '<ab>', '</ab>', '<abc>', '<\u4e2d>', 'é<', '<abcd>'];
-    for (const tag of tags) {
-      for (let at = 0; at <= text.length + 2; at += 1) {
-        expect(holdsTagAt(text, at, tag)).toBe(text.startsWith(tag, at));
-      }
-    }
-  });
-
   it('reads a short tag name, never across a line or tag', () => {
     expect(readTagText('<function=get_x>rest', 10)).toEqual({ value: 'get_x', end: 16 });
     expect(readTagText('<function=get\nx>', 10)).toBeUndefined();
