@@ -478,13 +478,12 @@ export function readWholeStrictJson(
   end: number,
 ): SpannedRead | undefined {
   const open = text.charCodeAt(start);
+  const closer = open === OPEN_BRACE ? CLOSE_BRACE : open === OPEN_BRACKET ? CLOSE_BRACKET : -1;
+  if (closer === -1) return undefined;
   let last = end;
   while (last > start && isSpace(text.charCodeAt(last - 1))) last -= 1;
-  const close = text.charCodeAt(last - 1);
-  const closes =
-    (open === OPEN_BRACE && close === CLOSE_BRACE) ||
-    (open === OPEN_BRACKET && close === CLOSE_BRACKET);
-  if (!closes || last - start < 2 || !mayBeStrictJson(text, start, last)) return undefined;
+  if (last - start < 2 || text.charCodeAt(last - 1) !== closer) return undefined;
+  if (!mayBeStrictJson(text, start, last)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text.slice(start, last));

@@ -368,8 +368,6 @@ function endTokenAt(text: string, at: number): boolean {
 
 const LESS_THAN = 0x3c;
 const GREATER_THAN = 0x3e;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
 
 // ---------------------------------------------------------------------------------------------------------
 // Calls standing next to prose
@@ -624,17 +622,15 @@ function readCallSequence(
   place: Place,
   wholeEnd?: number,
 ): Read<readonly Candidate[]> | undefined {
-  if (wholeEnd !== undefined) {
-    const index = skipSeparators(text, start, limit);
-    const first = text.charCodeAt(index);
-    const whole =
-      index < wholeEnd && (first === OPEN_BRACE || first === OPEN_BRACKET)
-        ? readWholeStrictJson(text, index, wholeEnd)
-        : undefined;
-    if (whole !== undefined) {
-      const calls = callsFromValue(whole.value, offered, place, whole.span);
-      return calls === undefined ? undefined : { value: calls, end: whole.end };
-    }
+  // readWholeStrictJson looks at the value's first character before anything else: a block that is no JSON value
+  // costs nothing more.
+  const whole =
+    wholeEnd === undefined
+      ? undefined
+      : readWholeStrictJson(text, skipSeparators(text, start, limit), wholeEnd);
+  if (whole !== undefined) {
+    const calls = callsFromValue(whole.value, offered, place, whole.span);
+    return calls === undefined ? undefined : { value: calls, end: whole.end };
   }
   const calls: Candidate[] = [];
   let end = start;
